@@ -1,0 +1,140 @@
+/*
+ * kvmstat.h - public interface of libkvmstat.
+ *
+ * A kvs_t handle binds a kernel image (ELF symbols + DWARF types) to a memory
+ * source (FreeBSD amd64 minidump, full ELF dump, raw physical image or live
+ * /dev/mem).  Everything returned by the library is either copied into caller
+ * buffers or borrowed from the handle until kvs_close(); see README
+ * "Ownership".  One handle must be used by one thread at a time.
+ */
+#ifndef KVMSTAT_H
+#define KVMSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kvs kvs_t;
+
+/* Size of the errbuf passed to kvs_open(). */
+#define KVS_ERRBUF_SIZE 1024
+
+/* kvs_open() flags. */
+#define KVS_O_RAW      0x01 /* treat the core as a raw physical image */
+#define KVS_O_NOVERIFY 0x02 /* skip the kernel/dump version match check */
+
+/* Coarse status codes; the message chain (kvs_geterr) carries the detail. */
+typedef enum kvs_status {
+	KVS_OK = 0,
+	KVS_E_NOMEM,     /* allocation failed */
+	KVS_E_IO,        /* system call failed (errno text in the message) */
+	KVS_E_FORMAT,    /* file is not in a format we understand, or is corrupt */
+	KVS_E_TRUNCATED, /* file shorter than its own headers claim */
+	KVS_E_UNMAPPED,  /* virtual address has no translation */
+	KVS_E_NOTDUMPED, /* physical page not present in the dump */
+	KVS_E_NOSYMBOL,  /* symbol not found */
+	KVS_E_NOTYPE,    /* DWARF type, member or variable not found */
+	KVS_E_DWARF,     /* DWARF/ELF library error */
+	KVS_E_MISMATCH,  /* kernel does not match the dump */
+	KVS_E_DATA,      /* kernel data is inconsistent (cycle, absurd count...) */
+	KVS_E_INVAL,     /* bad argument */
+	KVS_E_VERSION,   /* unsupported kernel structure version */
+	KVS_E__COUNT
+} kvs_status_t;
+
+/*
+ * Open a kernel and a memory source.  kernel may be NULL only for... never:
+ * kernel symbols are always required.  core == NULL or "/dev/mem" means live
+ * memory.  On failure returns NULL and writes a message into errbuf
+ * (KVS_ERRBUF_SIZE bytes) when errbuf is non-NULL.
+ */
+kvs_t *kvs_open(const char *kernel, const char *core, int flags, char *errbuf);
+void kvs_close(kvs_t *kd);
+
+/* Read len bytes at kernel virtual address kva.  Returns 0, or -1 with the
+ * error set (kvs_geterr, kvs_fault_addr).  Reads may cross page boundaries. */
+int kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len);
+/* Read physical memory. */
+int kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len);
+/* Translate a kernel virtual address. */
+int kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa);
+/* Read a NUL-terminated string of at most maxlen-1 bytes into buf (always
+ * terminated).  Returns its length, or -1.  A string without a NUL within
+ * maxlen bytes is truncated, and *truncated (if non-NULL) is set. */
+ssize_t kvs_read_string(kvs_t *kd, uint64_t kva, char *buf, size_t maxlen,
+    int *truncated);
+
+/* Errors: cleared at every public entry point. */
+const char *kvs_geterr(const kvs_t *kd);
+kvs_status_t kvs_errstatus(const kvs_t *kd);
+/* Faulting address of the last failed read (0 and *valid=0 if none). */
+uint64_t kvs_fault_addr(const kvs_t *kd, int *valid);
+const char *kvs_status_str(kvs_status_t st);
+
+/* Symbols (ELF SHT_SYMTAB, local symbols included, leading '_' tolerated). */
+int kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size);
+/* Symbol containing addr: returns borrowed name (valid until kvs_close) or
+ * NULL; *off receives addr - symbol value. Only function/object symbols. */
+const char *kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off);
+
+/* DWARF layouts. */
+typedef enum kvs_kind {
+	KVS_KIND_OTHER = 0,
+	KVS_KIND_BASE,
+	KVS_KIND_POINTER,
+	KVS_KIND_ARRAY,
+	KVS_KIND_STRUCT,
+	KVS_KIND_UNION,
+	KVS_KIND_ENUM,
+	KVS_KIND_FUNCTION,
+	KVS_KIND_VOID
+} kvs_kind_t;
+
+struct kvs_typeinfo {
+	uint64_t offset;      /* member offset from the start of the outer type */
+	uint64_t size;        /* byte size of the member / type (array: whole) */
+	kvs_kind_t kind;      /* kind after typedefs and qualifiers are peeled */
+	uint64_t count;       /* arrays: element count (0 = flexible/unknown) */
+	uint64_t elem_size;   /* arrays: element byte size; pointers: target size (0 if void/unknown) */
+	kvs_kind_t elem_kind; /* arrays: element kind; pointers: target kind */
+	unsigned bit_size;    /* bitfields: width in bits, else 0 */
+	unsigned bit_offset;  /* bitfields: bit offset within offset's byte */
+	const char *type_name;/* borrowed: e.g. "struct malloc_type_stats *" */
+};
+
+/* Type by name: "struct x", "union x", "enum x", or a typedef/base name.
+ * Fills size, kind, count (for array typedefs). */
+int kvs_type(kvs_t *kd, const char *type, struct kvs_typeinfo *ti);
+/* Member by dotted path ("ks_mti.mti_stats"), offsets accumulated. */
+int kvs_member(kvs_t *kd, const char *type, const char *path,
+    struct kvs_typeinfo *ti);
+/* Non-throwing probe: 1 if the member exists, 0 if not, -1 on error. */
+int kvs_has_member(kvs_t *kd, const char *type, const char *path);
+/* Type of a global variable (offset = 0). */
+int kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti);
+
+/* Dump description (for `kvmstat info`). Strings borrowed from the handle. */
+struct kvs_dumpinfo {
+	const char *format;     /* "minidump", "elf", "raw", "live" */
+	unsigned format_version;/* minidump version, else 0 */
+	unsigned page_size;
+	uint64_t dumped_pages;  /* pages present in the source */
+	uint64_t source_bytes;  /* size of the core file (0 for live) */
+	int live;
+	const char *path;
+	const char *kernel;
+	int dwarf_version;      /* highest DWARF version seen, 0 if none */
+};
+int kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di);
+
+/* Minidump message-buffer section, if the source has one (borrowed). */
+const void *kvs_msgbuf_section(kvs_t *kd, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
