@@ -1,0 +1,23 @@
+/* testutil.h - helpers shared by the Check suites. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* $KVS_FIXTURES/<rel> in a static buffer (one of 8 rotating). */
+const char *fixture_path(const char *rel);
+/* $KVS_BUILDDIR/<rel>. */
+const char *build_path(const char *rel);
+/* A fresh private temporary directory (removed at exit). */
+const char *test_tmpdir(void);
+/* Join dir and name into a static rotating buffer. */
+const char *path_join(const char *dir, const char *name);
+/* Write len bytes to path (creating/truncating). Returns 0 or -1. */
+int write_file(const char *path, const void *buf, size_t len);
+/* Read a whole file into a malloc'ed buffer; *len set. NULL on failure. */
+void *read_file(const char *path, size_t *len);
+/* Copy the first `len` bytes of src into dst (truncated copies for bad-input tests). */
+int copy_prefix(const char *src, const char *dst, size_t len);
+/* Run a shell command, capture stdout into a malloc'ed string; *status = exit status. */
+char *run_capture(const char *cmd, int *status);
+#endif
