@@ -84,10 +84,21 @@ kerr_push(struct kvs_error *e, const char *fmt, ...)
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
-	if (old[0] != '\0')
-		snprintf(e->msg, sizeof(e->msg), "%s: %s", ctx, old);
-	else
-		snprintf(e->msg, sizeof(e->msg), "%s", ctx);
+	/* ctx, then ": old" if there was an inner message, truncated to fit. */
+	size_t n = strlen(ctx);
+	if (n >= sizeof(e->msg))
+		n = sizeof(e->msg) - 1;
+	memcpy(e->msg, ctx, n);
+	e->msg[n] = '\0';
+	if (old[0] != '\0' && n + 2 < sizeof(e->msg)) {
+		size_t m = strlen(old);
+		memcpy(e->msg + n, ": ", 2);
+		n += 2;
+		if (m > sizeof(e->msg) - 1 - n)
+			m = sizeof(e->msg) - 1 - n;
+		memcpy(e->msg + n, old, m);
+		e->msg[n + m] = '\0';
+	}
 	if (e->status == KVS_OK)
 		e->status = KVS_E_DATA;
 	return -1;

@@ -1,0 +1,180 @@
+/* kread.c - typed reads, resolved fields, bounded walks, CPU sets. */
+#include <endian.h>
+#include <string.h>
+
+#include "kread.h"
+
+int
+kread_u64(kvs_t *kd, uint64_t va, uint64_t *v)
+{
+	uint64_t x;
+
+	if (kvs_read(kd, va, &x, sizeof(x)) != 0)
+		return -1;
+	*v = le64toh(x);
+	return 0;
+}
+
+int
+kread_u32(kvs_t *kd, uint64_t va, uint32_t *v)
+{
+	uint32_t x;
+
+	if (kvs_read(kd, va, &x, sizeof(x)) != 0)
+		return -1;
+	*v = le32toh(x);
+	return 0;
+}
+
+int
+kread_uint(kvs_t *kd, uint64_t va, unsigned size, uint64_t *v)
+{
+	uint8_t b[8] = { 0 };
+	unsigned i;
+
+	if (size == 0 || size > 8)
+		return kerr_set(&kd->err, KVS_E_INVAL, "integer of %u bytes", size);
+	if (kvs_read(kd, va, b, size) != 0)
+		return -1;
+	*v = 0;
+	for (i = 0; i < size; i++)
+		*v |= (uint64_t)b[i] << (8 * i);
+	return 0;
+}
+
+int
+kread_sym_uint(kvs_t *kd, const char *sym, uint64_t *v)
+{
+	struct kvs_typeinfo ti;
+	uint64_t addr, size;
+	unsigned width;
+
+	if (kvs_symbol(kd, sym, &addr, &size) != 0)
+		return -1;
+	const char *bare = sym[0] == '_' ? sym + 1 : sym;
+	if (kvs_variable(kd, bare, &ti) == 0 && ti.size >= 1 && ti.size <= 8)
+		width = (unsigned)ti.size;
+	else if (size >= 1 && size <= 8)
+		width = (unsigned)size;
+	else
+		width = 4;
+	if (kread_uint(kd, addr, width, v) != 0)
+		return kerr_push(&kd->err, "reading %s", sym);
+	return 0;
+}
+
+uint64_t
+kread_sym_uint_or(kvs_t *kd, const char *sym, uint64_t dflt)
+{
+	uint64_t v;
+
+	if (kread_sym_uint(kd, sym, &v) == 0)
+		return v;
+	kerr_clear(&kd->err);
+	return dflt;
+}
+
+int
+kfield(kvs_t *kd, const char *type, const char *path, struct kfield *f, bool required)
+{
+	struct kvs_typeinfo ti;
+
+	memset(f, 0, sizeof(*f));
+	if (kvs_member(kd, type, path, &ti) != 0) {
+		if (!required && kvs_errstatus(kd) == KVS_E_NOTYPE) {
+			kerr_clear(&kd->err);
+			return 0;
+		}
+		return -1;
+	}
+	f->off = ti.offset;
+	f->size = ti.size;
+	f->kind = ti.kind;
+	f->count = ti.count;
+	f->elem_size = ti.elem_size;
+	f->present = true;
+	return 0;
+}
+
+uint64_t
+kfield_get(const void *buf, size_t buflen, const struct kfield *f)
+{
+	const uint8_t *b = buf;
+	uint64_t v = 0;
+	unsigned i, n;
+
+	if (!f->present || f->off >= buflen)
+		return 0;
+	n = f->size > 8 ? 8 : (unsigned)f->size;
+	if (f->off + n > buflen)
+		return 0;
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)b[f->off + i] << (8 * i);
+	return v;
+}
+
+void
+kwalk_init(struct kwalk *w, uint64_t max)
+{
+	memset(w, 0, sizeof(*w));
+	w->power = w->lam = 1;
+	w->max = max;
+}
+
+int
+kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what)
+{
+	if (w->steps > 0 && node == w->tortoise)
+		return kerr_set(&kd->err, KVS_E_DATA, "%s list loops back to 0x%llx",
+		    what, (unsigned long long)node);
+	if (++w->steps > w->max)
+		return kerr_set(&kd->err, KVS_E_DATA, "%s list longer than %llu entries "
+		    "(corrupt?) at 0x%llx", what, (unsigned long long)w->max,
+		    (unsigned long long)node);
+	if (w->power == w->lam) {
+		w->tortoise = node;
+		w->power *= 2;
+		w->lam = 0;
+	}
+	w->lam++;
+	return 0;
+}
+
+int
+kcpus_read(kvs_t *kd, struct kcpus *c)
+{
+	struct kvs_typeinfo ti;
+	uint64_t addr, size, v;
+	size_t nbytes, i;
+
+	memset(c, 0, sizeof(*c));
+	if (kread_sym_uint(kd, "mp_maxid", &v) != 0)
+		return kerr_push(&kd->err, "CPU set");
+	c->maxid = (int)v;
+	c->ncpus = (int)kread_sym_uint_or(kd, "mp_ncpus", (uint64_t)c->maxid + 1);
+	if (c->maxid < 0 || c->maxid >= KCPU_MAX)
+		return kerr_set(&kd->err, KVS_E_DATA, "mp_maxid %d out of range", c->maxid);
+	c->maxcpus = (int)kread_sym_uint_or(kd, "mp_maxcpus", 0);
+	if (kvs_symbol(kd, "all_cpus", &addr, &size) != 0) {
+		/* No CPU set: assume 0..maxid are all present. */
+		kerr_clear(&kd->err);
+		for (i = 0; i <= (size_t)c->maxid; i++)
+			c->mask[i / 64] |= 1ULL << (i % 64);
+		return 0;
+	}
+	if (kvs_variable(kd, "all_cpus", &ti) == 0 && ti.size > 0)
+		size = ti.size;
+	kerr_clear(&kd->err);
+	nbytes = (size_t)((uint64_t)c->maxid / 8 + 1);
+	if (size != 0 && nbytes > size)
+		nbytes = (size_t)size;
+	if (c->maxcpus == 0 && size != 0)
+		c->maxcpus = (int)(size * 8 > KCPU_MAX ? KCPU_MAX : size * 8);
+	uint8_t raw[KCPU_MAX / 8];
+	if (kvs_read(kd, addr, raw, nbytes) != 0)
+		return kerr_push(&kd->err, "reading all_cpus");
+	for (i = 0; i < nbytes * 8 && i <= (size_t)c->maxid; i++)
+		if (raw[i / 8] >> (i % 8) & 1)
+			c->mask[i / 64] |= 1ULL << (i % 64);
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * kread.h - typed kernel reads for the walkers: integers, pointers and
+ * symbol values, struct fields resolved once from DWARF, bounded list walks
+ * and the present-CPU set.  Everything here goes through kvs_t only.
+ */
+#ifndef KREAD_H
+#define KREAD_H
+
+#include "kvs_private.h"
+
+/* Little-endian scalar reads at a kernel VA.  0 or -1 (error on kd). */
+KVS_HIDDEN int kread_u64(kvs_t *kd, uint64_t va, uint64_t *v);
+KVS_HIDDEN int kread_u32(kvs_t *kd, uint64_t va, uint32_t *v);
+/* Read an integer of `size` bytes (1, 2, 4, 8), zero-extended. */
+KVS_HIDDEN int kread_uint(kvs_t *kd, uint64_t va, unsigned size, uint64_t *v);
+/* Read the value of an integer/pointer variable by symbol name; its width
+ * comes from DWARF when available, else from the ELF symbol size. */
+KVS_HIDDEN int kread_sym_uint(kvs_t *kd, const char *sym, uint64_t *v);
+/* As above but returns `dflt` (and clears the error) if the symbol is absent. */
+KVS_HIDDEN uint64_t kread_sym_uint_or(kvs_t *kd, const char *sym, uint64_t dflt);
+
+/* A struct member resolved once from DWARF. */
+struct kfield {
+	uint64_t off, size;
+	kvs_kind_t kind;
+	uint64_t count, elem_size;
+	bool present;
+};
+/* Resolve type.path; a missing member gives present=false and returns 0
+ * unless `required`, in which case it is an error. */
+KVS_HIDDEN int kfield(kvs_t *kd, const char *type, const char *path,
+    struct kfield *f, bool required);
+/* Extract an unsigned little-endian field of f->size bytes from a struct
+ * image read into buf of buflen bytes (0 if the field is absent/outside). */
+KVS_HIDDEN uint64_t kfield_get(const void *buf, size_t buflen, const struct kfield *f);
+
+/*
+ * Cycle-bounded list walk (Brent's algorithm: O(1) memory, a cycle is
+ * detected within about twice its length).  Usage:
+ *   struct kwalk w; kwalk_init(&w, max);
+ *   for (p = head; p != 0; p = next) { if (kwalk_step(kd, &w, p, "what") != 0) fail; ... }
+ */
+struct kwalk {
+	uint64_t tortoise, steps, power, lam, max;
+};
+KVS_HIDDEN void kwalk_init(struct kwalk *w, uint64_t max);
+KVS_HIDDEN int kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what);
+
+/* CPU ids present: 0..maxid filtered by the all_cpus bitmask. */
+#define KCPU_MAX 4096
+struct kcpus {
+	int maxid;      /* mp_maxid */
+	int ncpus;      /* mp_ncpus */
+	int maxcpus;    /* mp_maxcpus or MAXCPU from DWARF */
+	uint64_t mask[KCPU_MAX / 64];
+};
+KVS_HIDDEN int kcpus_read(kvs_t *kd, struct kcpus *c);
+static inline bool
+kcpu_present(const struct kcpus *c, int cpu)
+{
+	return cpu >= 0 && cpu <= c->maxid && cpu < KCPU_MAX &&
+	    (c->mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+#endif

@@ -1,0 +1,594 @@
+/*
+ * kvs.c - opening a kernel + memory source into a kvs_t, and the public
+ * read / symbol / type entry points.
+ *
+ * Open sequence:
+ *   1. kernel ELF (libelf, read-only mmap): symbols now, DWARF lazily;
+ *   2. memory source: the file is opened O_RDONLY and mapped whole, then the
+ *      sources are probed in a fixed order (minidump, ELF dump, raw); a
+ *      character device is live memory.  Probing reads headers only, so the
+ *      cost does not grow with the dump;
+ *   3. translation: a minidump carries its own page-table section; every
+ *      other source is walked from the kernel's KPML4phys;
+ *   4. the kernel's `version` string in the ELF file is compared with the one
+ *      in memory, so a dump is never read through the wrong kernel's layouts.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kvs_private.h"
+
+#define VERSION_MAX 512
+
+static const struct kvs_source_ops *const file_sources[] = {
+	&kvs_source_minidump,
+	&kvs_source_elfdump,
+	&kvs_source_raw,
+};
+
+/* Public entry points start from a clean error. */
+#define ENTER(kd) kerr_clear(&(kd)->err)
+
+static void
+errbuf_set(char *errbuf, const struct kvs_error *e)
+{
+	if (errbuf != NULL)
+		snprintf(errbuf, KVS_ERRBUF_SIZE, "%s", e->msg);
+}
+
+static bool
+elf_has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name != NULL && strcmp(name, want) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int
+open_elf(const char *path, int *fdp, Elf **elfp, struct kvs_error *e)
+{
+	GElf_Ehdr eh;
+	struct stat st;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kerr_errno(e, errno, "kernel %s", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not a regular file", path);
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
+		if (elf != NULL)
+			elf_end(elf);
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an ELF file", path);
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		elf_end(elf);
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an amd64 kernel "
+		    "executable (class %d, machine %d, type %d)", path,
+		    eh.e_ident[EI_CLASS], eh.e_machine, eh.e_type);
+	}
+	*fdp = fd;
+	*elfp = elf;
+	return 0;
+}
+
+/*
+ * A stripped kernel keeps its DWARF in kernel.debug: beside it as
+ * "<kernel>.debug", or under /usr/lib/debug with the same path.
+ */
+static void
+find_debug_file(kvs_t *kd)
+{
+	char cand[2][4096];
+	int i;
+
+	if (elf_has_section(kd->elf, ".debug_info"))
+		return;
+	snprintf(cand[0], sizeof(cand[0]), "%s.debug", kd->kernel_path);
+	snprintf(cand[1], sizeof(cand[1]), "/usr/lib/debug%s.debug", kd->kernel_path);
+	for (i = 0; i < 2; i++) {
+		struct kvs_error tmp;
+		int fd;
+		Elf *elf;
+
+		kerr_clear(&tmp);
+		if (access(cand[i], R_OK) != 0 || open_elf(cand[i], &fd, &elf, &tmp) != 0)
+			continue;
+		if (elf_has_section(elf, ".debug_info")) {
+			kd->debug_fd = fd;
+			kd->debug_elf = elf;
+			return;
+		}
+		elf_end(elf);
+		close(fd);
+	}
+}
+
+static int
+read_phys_cb(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	kvs_t *kd = ctx;
+
+	return kd->src->read_phys(kd->src_priv, pa, buf, len, e);
+}
+
+static int
+open_source(kvs_t *kd, const char *core, int flags)
+{
+	struct kvs_open_args a = { .path = core, .flags = flags };
+	struct stat st;
+	size_t i;
+	void *map;
+
+	kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (kd->core_fd < 0)
+		return kerr_errno(&kd->err, errno, "dump %s", core);
+	if (fstat(kd->core_fd, &st) != 0)
+		return kerr_errno(&kd->err, errno, "dump %s", core);
+	a.fd = kd->core_fd;
+	a.st = &st;
+	if (S_ISDIR(st.st_mode))
+		return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is a directory", core);
+	if (S_ISCHR(st.st_mode)) {
+		kd->src = &kvs_source_devmem;
+		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
+			kd->src = NULL;
+			return kerr_push(&kd->err, "dump %s", core);
+		}
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: not a regular file "
+		    "or memory device (FIFO, socket or block device)", core);
+	if (st.st_size == 0)
+		return kerr_set(&kd->err, KVS_E_TRUNCATED, "dump %s: empty file", core);
+	/* Clear O_NONBLOCK now that we know it is a plain file. */
+	(void)fcntl(kd->core_fd, F_SETFL, 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, kd->core_fd, 0);
+	if (map == MAP_FAILED)
+		return kerr_errno(&kd->err, errno, "dump %s: mmap", core);
+	kd->map = map;
+	kd->map_len = (uint64_t)st.st_size;
+	a.map = kd->map;
+	a.map_len = kd->map_len;
+
+	if (flags & KVS_O_RAW) {
+		kd->src = &kvs_source_raw;
+		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
+			kd->src = NULL;
+			return kerr_push(&kd->err, "dump %s", core);
+		}
+		return 0;
+	}
+	for (i = 0; i < sizeof(file_sources) / sizeof(file_sources[0]); i++) {
+		int rc = file_sources[i]->open(&a, &kd->src_priv, &kd->err);
+		if (rc == KVS_NOTMINE)
+			continue;
+		if (rc != 0)
+			return kerr_push(&kd->err, "dump %s (%s)", core, file_sources[i]->name);
+		kd->src = file_sources[i];
+		return 0;
+	}
+	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
+}
+
+static int
+setup_translation(kvs_t *kd)
+{
+	uint64_t sym, kernbase = AMD64_KERNBASE, pml4;
+	struct amd64_xlat *x = &kd->xlat;
+
+	x->read_phys = read_phys_cb;
+	x->ctx = kd;
+	if (kd->info.pmap != NULL) {
+		x->pmap = kd->info.pmap;
+		x->pmap_entries = kd->info.pmap_entries;
+		x->pmap_level = kd->info.pmap_level;
+		x->kernbase = kd->info.kernbase;
+		x->dmap_base = kd->info.dmap_base;
+		x->dmap_end = kd->info.dmap_end;
+		return 0;
+	}
+	/* Full dumps, raw images and live memory: the kernel's own page
+	 * tables.  During bootstrap KPML4phys's VA minus kernbase is its PA. */
+	if (kvs_symtab_lookup(kd->syms, "kernbase", &sym, NULL, &kd->err) == 0 && sym != 0)
+		kernbase = sym;
+	kerr_clear(&kd->err);
+	if (kvs_symtab_lookup(kd->syms, "KPML4phys", &sym, NULL, &kd->err) != 0)
+		return kerr_push(&kd->err, "cannot find the kernel page tables");
+	if (sym < kernbase)
+		return kerr_set(&kd->err, KVS_E_DATA, "KPML4phys at 0x%llx is below "
+		    "kernbase 0x%llx", (unsigned long long)sym, (unsigned long long)kernbase);
+	if (kd->src->read_phys(kd->src_priv, sym - kernbase, &pml4, sizeof(pml4), &kd->err) != 0)
+		return kerr_push(&kd->err, "reading KPML4phys at physical 0x%llx",
+		    (unsigned long long)(sym - kernbase));
+	pml4 = le64toh(pml4);
+	if (pml4 == 0 || (pml4 & 0xfff) != 0)
+		return kerr_set(&kd->err, KVS_E_DATA, "KPML4phys holds 0x%llx, not a "
+		    "page-table address (wrong kernel for this dump?)", (unsigned long long)pml4);
+	x->have_pml4 = true;
+	x->pml4_pa = pml4;
+	return 0;
+}
+
+/* The `version` string as the kernel file holds it (initialised data). */
+static int
+file_version(kvs_t *kd, uint64_t addr, char *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(kd->elf, scn)) != NULL) {
+		Elf_Data *d;
+		uint64_t off;
+		size_t n;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		off = addr - sh.sh_addr;
+		if (d == NULL || d->d_buf == NULL || off >= d->d_size)
+			return -1;
+		n = d->d_size - off < len - 1 ? d->d_size - off : len - 1;
+		memcpy(buf, (const char *)d->d_buf + off, n);
+		buf[n] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+static int
+verify_kernel(kvs_t *kd)
+{
+	char want[VERSION_MAX], got[VERSION_MAX];
+	uint64_t addr;
+
+	if (kvs_symtab_lookup(kd->syms, "version", &addr, NULL, &kd->err) != 0 ||
+	    file_version(kd, addr, want, sizeof(want)) != 0) {
+		kerr_clear(&kd->err);   /* nothing to compare against */
+		return 0;
+	}
+	if (kvs_read_string(kd, addr, got, sizeof(got), NULL) < 0)
+		return kerr_push(&kd->err, "kernel does not match dump? reading "
+		    "'version' at 0x%llx", (unsigned long long)addr);
+	if (strcmp(want, got) != 0) {
+		want[strcspn(want, "\n")] = '\0';
+		got[strcspn(got, "\n")] = '\0';
+		return kerr_set(&kd->err, KVS_E_MISMATCH, "kernel does not match dump: "
+		    "kernel is \"%.200s\", dump is \"%.200s\"", want, got);
+	}
+	return 0;
+}
+
+kvs_t *
+kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
+{
+	kvs_t *kd;
+
+	if (errbuf != NULL)
+		errbuf[0] = '\0';
+	if (kernel == NULL) {
+		if (errbuf != NULL)
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given");
+		return NULL;
+	}
+	if (core == NULL)
+		core = "/dev/mem";
+	kd = calloc(1, sizeof(*kd));
+	if (kd == NULL) {
+		if (errbuf != NULL)
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "out of memory");
+		return NULL;
+	}
+	kd->kernel_fd = kd->core_fd = kd->debug_fd = -1;
+	kd->kernel_path = strdup(kernel);
+	kd->core_path = strdup(core);
+	if (kd->kernel_path == NULL || kd->core_path == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		goto fail;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		kerr_set(&kd->err, KVS_E_DWARF, "libelf: %s", elf_errmsg(-1));
+		goto fail;
+	}
+	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->err) != 0)
+		goto fail;
+	if (kvs_symtab_load(&kd->syms, kd->elf, &kd->err) != 0) {
+		kerr_push(&kd->err, "kernel %s", kernel);
+		goto fail;
+	}
+	find_debug_file(kd);
+	if (open_source(kd, core, flags) != 0)
+		goto fail;
+	kd->src->info(kd->src_priv, &kd->info);
+	if (setup_translation(kd) != 0) {
+		kerr_push(&kd->err, "dump %s", core);
+		goto fail;
+	}
+	if (!(flags & KVS_O_NOVERIFY) && verify_kernel(kd) != 0) {
+		if (kd->err.status != KVS_E_MISMATCH)
+			kd->err.status = KVS_E_MISMATCH;
+		kerr_push(&kd->err, "%s with %s", core, kernel);
+		goto fail;
+	}
+	return kd;
+fail:
+	errbuf_set(errbuf, &kd->err);
+	kvs_close(kd);
+	return NULL;
+}
+
+void
+kvs_close(kvs_t *kd)
+{
+	if (kd == NULL)
+		return;
+	if (kd->dwarf != NULL)
+		kvs_dwarf_close(kd->dwarf);
+	if (kd->src != NULL)
+		kd->src->close(kd->src_priv);
+	if (kd->map != NULL)
+		munmap((void *)kd->map, kd->map_len);
+	if (kd->core_fd >= 0)
+		close(kd->core_fd);
+	kvs_symtab_free(kd->syms);
+	if (kd->debug_elf != NULL)
+		elf_end(kd->debug_elf);
+	if (kd->debug_fd >= 0)
+		close(kd->debug_fd);
+	if (kd->elf != NULL)
+		elf_end(kd->elf);
+	if (kd->kernel_fd >= 0)
+		close(kd->kernel_fd);
+	free(kd->kernel_path);
+	free(kd->core_path);
+	free(kd);
+}
+
+/* ------------------------------------------------------------ reading */
+
+int
+kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
+{
+	ENTER(kd);
+	return amd64_kvtop(&kd->xlat, kva, pa, NULL, &kd->err);
+}
+
+/* Read without clearing the error first (for internal callers too). */
+static int
+read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	uint64_t va = kva;
+	size_t total = len;
+
+	while (len > 0) {
+		uint64_t pa, run;
+		size_t n;
+
+		if (amd64_kvtop(&kd->xlat, va, &pa, &run, &kd->err) != 0 ||
+		    kd->src->read_phys(kd->src_priv, pa, p, n = (size_t)(len < run ? len : run),
+		    &kd->err) != 0) {
+			/* Report the virtual address that faulted. */
+			kd->err.fault_valid = true;
+			kd->err.fault_addr = va;
+			return kerr_push(&kd->err, "reading %zu bytes at 0x%llx", total,
+			    (unsigned long long)kva);
+		}
+		p += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
+{
+	ENTER(kd);
+	return read_kva(kd, kva, buf, len);
+}
+
+int
+kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len)
+{
+	ENTER(kd);
+	if (kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err) != 0)
+		return kerr_push(&kd->err, "reading %zu bytes at physical 0x%llx", len,
+		    (unsigned long long)pa);
+	return 0;
+}
+
+ssize_t
+kvs_read_string(kvs_t *kd, uint64_t kva, char *buf, size_t maxlen, int *truncated)
+{
+	size_t got = 0;
+
+	ENTER(kd);
+	if (truncated != NULL)
+		*truncated = 0;
+	if (maxlen == 0)
+		return kerr_set(&kd->err, KVS_E_INVAL, "string buffer of size 0");
+	/* Page-sized steps: never touch the page after the terminator. */
+	while (got < maxlen - 1) {
+		uint64_t va = kva + got;
+		size_t chunk = (size_t)(AMD64_PAGE_SIZE - (va & (AMD64_PAGE_SIZE - 1)));
+		char *nul;
+
+		if (chunk > maxlen - 1 - got)
+			chunk = maxlen - 1 - got;
+		if (read_kva(kd, va, buf + got, chunk) != 0) {
+			buf[got] = '\0';
+			return kerr_push(&kd->err, "reading string at 0x%llx",
+			    (unsigned long long)kva);
+		}
+		nul = memchr(buf + got, '\0', chunk);
+		if (nul != NULL)
+			return nul - buf;
+		got += chunk;
+	}
+	buf[maxlen - 1] = '\0';
+	if (truncated != NULL)
+		*truncated = 1;
+	return (ssize_t)(maxlen - 1);
+}
+
+/* ------------------------------------------------------------- errors */
+
+const char *
+kvs_geterr(const kvs_t *kd)
+{
+	return kd->err.msg;
+}
+
+kvs_status_t
+kvs_errstatus(const kvs_t *kd)
+{
+	return kd->err.status;
+}
+
+uint64_t
+kvs_fault_addr(const kvs_t *kd, int *valid)
+{
+	if (valid != NULL)
+		*valid = kd->err.fault_valid;
+	return kd->err.fault_valid ? kd->err.fault_addr : 0;
+}
+
+/* ------------------------------------------------------------ symbols */
+
+int
+kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
+{
+	ENTER(kd);
+	return kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err);
+}
+
+const char *
+kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
+{
+	ENTER(kd);
+	return kvs_symtab_at(kd->syms, addr, off);
+}
+
+/* -------------------------------------------------------------- types */
+
+static int
+need_dwarf(kvs_t *kd)
+{
+	if (kd->dwarf != NULL)
+		return 0;
+	if (kd->dwarf_tried)
+		return kerr_set(&kd->err, KVS_E_DWARF, "no usable DWARF for kernel %s",
+		    kd->kernel_path);
+	kd->dwarf_tried = true;
+	if (kvs_dwarf_open(&kd->dwarf, kd->debug_elf ? kd->debug_elf : kd->elf,
+	    &kd->err) != 0) {
+		kd->dwarf = NULL;
+		return kerr_push(&kd->err, "kernel %s", kd->kernel_path);
+	}
+	return 0;
+}
+
+int
+kvs_type(kvs_t *kd, const char *type, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	if (need_dwarf(kd) != 0)
+		return -1;
+	return kvs_dwarf_type(kd->dwarf, type, ti, &kd->err);
+}
+
+int
+kvs_member(kvs_t *kd, const char *type, const char *path, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	if (need_dwarf(kd) != 0)
+		return -1;
+	return kvs_dwarf_member(kd->dwarf, type, path, ti, &kd->err);
+}
+
+int
+kvs_has_member(kvs_t *kd, const char *type, const char *path)
+{
+	struct kvs_typeinfo ti;
+
+	ENTER(kd);
+	if (need_dwarf(kd) != 0)
+		return -1;
+	if (kvs_dwarf_member(kd->dwarf, type, path, &ti, &kd->err) == 0)
+		return 1;
+	if (kd->err.status == KVS_E_NOTYPE) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	return -1;
+}
+
+int
+kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	if (need_dwarf(kd) != 0)
+		return -1;
+	return kvs_dwarf_variable(kd->dwarf, var, ti, &kd->err);
+}
+
+/* --------------------------------------------------------------- info */
+
+int
+kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
+{
+	ENTER(kd);
+	memset(di, 0, sizeof(*di));
+	di->format = kd->info.format;
+	di->format_version = kd->info.format_version;
+	di->page_size = kd->info.page_size;
+	di->dumped_pages = kd->info.dumped_pages;
+	di->source_bytes = kd->info.source_bytes;
+	di->live = kd->info.live;
+	di->path = kd->core_path;
+	di->kernel = kd->kernel_path;
+	if (need_dwarf(kd) == 0)
+		di->dwarf_version = kvs_dwarf_version(kd->dwarf);
+	kerr_clear(&kd->err);
+	return 0;
+}
+
+const void *
+kvs_msgbuf_section(kvs_t *kd, size_t *len)
+{
+	ENTER(kd);
+	*len = (size_t)kd->info.msgbuf_len;
+	return kd->info.msgbuf;
+}
