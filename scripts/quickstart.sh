@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# quickstart.sh - set up, build, and show kvmstat on the bundled fixture dump.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+K=build/analyzers/kvmstat
+echo "== kvmstat info (bundled FreeBSD 14 fixture minidump)"
+$K info
+echo
+echo "== kvmstat dmesg | tail"
+$K dmesg | tail -n 5
+if $K malloc >/dev/null 2>&1; then
+  echo
+  echo "== kvmstat -m (vmstat -m from the dump)"
+  $K -m | head -n 25
+fi
