@@ -1,0 +1,1736 @@
+/*
+ * dwarf.c - struct layouts and variable types from the kernel's DWARF.
+ *
+ * Design story.  A FreeBSD or Linux kernel carries tens of thousands of CUs
+ * and has no usable accelerator table (.debug_names / .gdb_index), so any
+ * "find struct uma_zone" is a linear scan of .debug_info.  Most runs of the
+ * tools need a few dozen layouts, some (`kvmstat info`, dmesg) need none.
+ * Hence (drgn's approach, design.md example 9):
+ *
+ *   - open only binds libdwarf to the caller's Elf handle; nothing is read.
+ *   - the first lookup walks every CU's top-level DIEs exactly once and
+ *     fills one hash table per tag family (struct, union, enum, typedef,
+ *     base type, variable): name -> DIE offset.  A complete definition
+ *     replaces a declaration (DW_AT_declaration) seen earlier; otherwise the
+ *     first one wins.  Variable definitions that only carry
+ *     DW_AT_specification are named through their declaration.  The names
+ *     are borrowed from libdwarf's section data (valid until dwarf_finish),
+ *     so the index costs one small entry per distinct name.
+ *   - types are then built on demand from the DIE offsets (dwarf_offdie_b),
+ *     and each answer - kvs_typeinfo for (type), (type, path) and (var),
+ *     including "not found" - is cached, so a repeated query is one hash
+ *     lookup with no libdwarf call and no allocation.  type_name strings are
+ *     interned in the handle and live until kvs_dwarf_close.
+ *
+ * Every libdwarf failure is turned into struct kvs_error in this file
+ * (dw_fail), with libdwarf's own text; no Dwarf_* type leaves it.
+ */
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvs_private.h"
+
+/* Guards against malformed (cyclic) type chains. */
+#define MAX_TYPE_DEPTH 64
+#define TNAME_MAX 512
+
+/* ------------------------------------------------------------ hash map */
+
+struct hent {
+	const char *key;   /* NULL: empty slot */
+	uint32_t hash;
+	bool decl;         /* index: this entry is only a declaration */
+	Dwarf_Off off;     /* index: DIE offset */
+	void *val;         /* cache: struct centry * */
+};
+
+struct hmap {
+	struct hent *tab;
+	size_t cap, n;     /* cap is 0 or a power of two */
+	bool own_keys;
+};
+
+static uint32_t
+hash_str(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s != '\0') {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static struct hent *
+hm_find(const struct hmap *m, const char *key)
+{
+	uint32_t h;
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	h = hash_str(key);
+	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct hent *he = &m->tab[i];
+		if (he->key == NULL)
+			return NULL;
+		if (he->hash == h && strcmp(he->key, key) == 0)
+			return he;
+	}
+}
+
+static int
+hm_grow(struct hmap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
+	struct hent *nt = calloc(ncap, sizeof(*nt));
+
+	if (nt == NULL)
+		return -1;
+	for (i = 0; i < m->cap; i++) {
+		if (m->tab[i].key == NULL)
+			continue;
+		for (j = m->tab[i].hash & (ncap - 1); nt[j].key != NULL;
+		    j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = m->tab[i];
+	}
+	free(m->tab);
+	m->tab = nt;
+	m->cap = ncap;
+	return 0;
+}
+
+/* Insert a key that is known to be absent.  With own_keys the key is
+ * copied.  Returns the new zeroed entry, or NULL (ENOMEM). */
+static struct hent *
+hm_add(struct hmap *m, const char *key)
+{
+	struct hent *he;
+	uint32_t h = hash_str(key);
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && hm_grow(m) != 0)
+		return NULL;
+	for (i = h & (m->cap - 1); m->tab[i].key != NULL; i = (i + 1) & (m->cap - 1))
+		;
+	he = &m->tab[i];
+	if (m->own_keys) {
+		char *k = strdup(key);
+		if (k == NULL)
+			return NULL;
+		he->key = k;
+	} else
+		he->key = key;
+	he->hash = h;
+	m->n++;
+	return he;
+}
+
+static void
+hm_free(struct hmap *m, void (*freeval)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (m->tab[i].key == NULL)
+			continue;
+		if (freeval != NULL)
+			freeval(m->tab[i].val);
+		if (m->own_keys)
+			free((char *)m->tab[i].key);
+	}
+	free(m->tab);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------ the handle */
+
+enum ix_kind { IX_STRUCT, IX_UNION, IX_ENUM, IX_TYPEDEF, IX_BASE, IX_VAR, IX__N };
+
+/* A cached answer. */
+struct centry {
+	kvs_status_t status;          /* KVS_OK or KVS_E_NOTYPE */
+	struct kvs_typeinfo ti;
+	const char *msg;              /* interned, for KVS_E_NOTYPE */
+};
+
+struct kvs_dwarf {
+	Dwarf_Debug dbg;
+	bool indexed;                 /* index built (or failed: index_err) */
+	bool index_failed;
+	char *index_err;
+	int version;                  /* max CU version, 0 unknown */
+	struct hmap ix[IX__N];        /* borrowed keys */
+	struct hmap cache;            /* own keys; val: struct centry * */
+	struct hmap strs;             /* interned strings (own keys) */
+};
+
+/* Wrap a libdwarf error: message "<what>: libdwarf: <errmsg>". */
+static int
+dw_fail(struct kvs_dwarf *d, struct kvs_error *e, Dwarf_Error err,
+    const char *what, Dwarf_Off off)
+{
+	if (err != NULL) {
+		kerr_set(e, KVS_E_DWARF, "%s (DIE 0x%llx): libdwarf: %s", what,
+		    (unsigned long long)off, dwarf_errmsg(err));
+		dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
+	} else
+		kerr_set(e, KVS_E_DWARF, "%s (DIE 0x%llx): malformed DWARF", what,
+		    (unsigned long long)off);
+	return -1;
+}
+
+static int
+nomem(struct kvs_error *e)
+{
+	return kerr_errno(e, ENOMEM, "DWARF index");
+}
+
+static const char *
+intern(struct kvs_dwarf *d, const char *s)
+{
+	struct hent *he = hm_find(&d->strs, s);
+
+	if (he == NULL)
+		he = hm_add(&d->strs, s);
+	return he != NULL ? he->key : NULL;
+}
+
+/* libdwarf also accepts an ELF whose only "DWARF" is .eh_frame; layouts
+ * need .debug_info (possibly compressed as .zdebug_info). */
+static bool
+has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (nm != NULL && (strcmp(nm, ".debug_info") == 0 ||
+		    strcmp(nm, ".zdebug_info") == 0) && sh.sh_size > 0)
+			return true;
+	}
+	return false;
+}
+
+int
+kvs_dwarf_open(struct kvs_dwarf **out, struct Elf *elf, struct kvs_error *e)
+{
+	struct kvs_dwarf *d;
+	Dwarf_Error err = NULL;
+	int i, rc;
+
+	*out = NULL;
+	if (elf == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no ELF handle for DWARF");
+	if (!has_debug_info(elf))
+		return kerr_set(e, KVS_E_DWARF, "no DWARF debug information in "
+		    "ELF file (no .debug_info section; use kernel.debug or a "
+		    "kernel built with -g)");
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return nomem(e);
+	rc = dwarf_elf_init(elf, DW_DLC_READ, NULL, NULL, &d->dbg, &err);
+	if (rc == DW_DLV_NO_ENTRY) {
+		free(d);
+		return kerr_set(e, KVS_E_DWARF, "no DWARF debug information in "
+		    "ELF file (libdwarf found no debug sections)");
+	}
+	if (rc != DW_DLV_OK) {
+		kerr_set(e, KVS_E_DWARF, "cannot read DWARF: libdwarf: %s",
+		    err != NULL ? dwarf_errmsg(err) : "unknown error");
+		if (err != NULL)
+			dwarf_dealloc(NULL, err, DW_DLA_ERROR);
+		free(d);
+		return -1;
+	}
+	for (i = 0; i < IX__N; i++)
+		d->ix[i].own_keys = false;
+	d->cache.own_keys = true;
+	d->strs.own_keys = true;
+	*out = d;
+	return 0;
+}
+
+static void
+free_centry(void *p)
+{
+	free(p);
+}
+
+void
+kvs_dwarf_close(struct kvs_dwarf *d)
+{
+	int i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < IX__N; i++)
+		hm_free(&d->ix[i], NULL);
+	hm_free(&d->cache, free_centry);
+	hm_free(&d->strs, NULL);
+	free(d->index_err);
+	dwarf_finish(d->dbg, NULL);
+	free(d);
+}
+
+/* ------------------------------------------------------- DIE primitives */
+
+static int
+die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die, struct kvs_error *e)
+{
+	Dwarf_Error err = NULL;
+	int rc = dwarf_offdie_b(d->dbg, off, 1, die, &err);
+
+	if (rc == DW_DLV_OK)
+		return 0;
+	if (rc == DW_DLV_NO_ENTRY)
+		err = NULL;
+	return dw_fail(d, e, err, "reading DIE", off);
+}
+
+static Dwarf_Off
+die_off(Dwarf_Die die)
+{
+	Dwarf_Off off = 0;
+
+	if (dwarf_dieoffset(die, &off, NULL) != DW_DLV_OK)
+		return 0;
+	return off;
+}
+
+static int
+die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag, struct kvs_error *e)
+{
+	Dwarf_Error err = NULL;
+
+	if (dwarf_tag(die, tag, &err) != DW_DLV_OK)
+		return dw_fail(d, e, err, "reading DIE tag", die_off(die));
+	return 0;
+}
+
+/* *name = NULL if the DIE has no name.  The string is libdwarf's (section
+ * data), valid until dwarf_finish. */
+static int
+die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
+    struct kvs_error *e)
+{
+	Dwarf_Error err = NULL;
+	char *s = NULL;
+	int rc = dwarf_diename(die, &s, &err);
+
+	*name = NULL;
+	if (rc == DW_DLV_ERROR)
+		return dw_fail(d, e, err, "reading DIE name", die_off(die));
+	if (rc == DW_DLV_OK)
+		*name = s;
+	return 0;
+}
+
+/* 1 present, 0 absent, -1 error. */
+static int
+die_attr(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a,
+    struct kvs_error *e)
+{
+	Dwarf_Error err = NULL;
+	int rc = dwarf_attr(die, at, a, &err);
+
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK)
+		return dw_fail(d, e, err, "reading DIE attribute", die_off(die));
+	return 1;
+}
+
+static int
+die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, bool *has,
+    struct kvs_error *e)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Bool b = 0;
+
+	if (dwarf_hasattr(die, at, &b, &err) != DW_DLV_OK)
+		return dw_fail(d, e, err, "reading DIE attribute", die_off(die));
+	*has = b != 0;
+	return 0;
+}
+
+static bool
+form_is_data(Dwarf_Half form)
+{
+	switch (form) {
+	case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4:
+	case DW_FORM_data8: case DW_FORM_udata: case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Integer attribute as a signed value.  data1..8 are read unsigned, with
+ * the all-ones pattern of the form's width read as -1 (gcc's upper bound of
+ * a zero-length array); sdata/implicit_const are signed.  *present = false
+ * for an absent or non-constant attribute (e.g. a VLA bound).
+ */
+static int
+die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
+    bool *present, struct kvs_error *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Unsigned u = 0;
+	Dwarf_Signed s = 0;
+	int rc = die_attr(d, die, at, &a, e);
+
+	*present = false;
+	*v = 0;
+	if (rc <= 0)
+		return rc;
+	if (dwarf_whatform(a, &form, &err) != DW_DLV_OK)
+		goto fail;
+	if (!form_is_data(form)) {
+		dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+		return 0;
+	}
+	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+		if (dwarf_formsdata(a, &s, &err) != DW_DLV_OK)
+			goto fail;
+		*v = s;
+	} else {
+		if (dwarf_formudata(a, &u, &err) != DW_DLV_OK)
+			goto fail;
+		if ((form == DW_FORM_data1 && u == 0xff) ||
+		    (form == DW_FORM_data2 && u == 0xffff) ||
+		    (form == DW_FORM_data4 && u == 0xffffffffu))
+			u = UINT64_MAX;
+		*v = (int64_t)u;
+	}
+	*present = true;
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	return 0;
+fail:
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	return dw_fail(d, e, err, "reading constant attribute", die_off(die));
+}
+
+/* Unsigned constant attribute (sizes, counts); absent -> *present false. */
+static int
+die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v,
+    bool *present, struct kvs_error *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Unsigned u = 0;
+	Dwarf_Signed s = 0;
+	int rc = die_attr(d, die, at, &a, e);
+
+	*present = false;
+	*v = 0;
+	if (rc <= 0)
+		return rc;
+	if (dwarf_whatform(a, &form, &err) != DW_DLV_OK)
+		goto fail;
+	if (!form_is_data(form)) {
+		dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+		return 0;
+	}
+	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+		if (dwarf_formsdata(a, &s, &err) != DW_DLV_OK)
+			goto fail;
+		u = (Dwarf_Unsigned)s;
+	} else if (dwarf_formudata(a, &u, &err) != DW_DLV_OK)
+		goto fail;
+	*v = u;
+	*present = true;
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	return 0;
+fail:
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	return dw_fail(d, e, err, "reading constant attribute", die_off(die));
+}
+
+/* Reference attribute as a global .debug_info offset; absent -> 0. */
+static int
+die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *ref,
+    struct kvs_error *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error err = NULL;
+	int rc = die_attr(d, die, at, &a, e);
+
+	*ref = 0;
+	if (rc <= 0)
+		return rc;
+	rc = dwarf_global_formref(a, ref, &err);
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	if (rc != DW_DLV_OK)
+		return dw_fail(d, e, err, "reading type reference", die_off(die));
+	return 0;
+}
+
+static uint64_t
+read_uleb(const uint8_t **p, const uint8_t *end, bool *ok)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if ((b & 0x80) == 0)
+			return v;
+	}
+	*ok = false;
+	return 0;
+}
+
+/*
+ * A member location expression.  C compilers emit DW_OP_plus_uconst N
+ * (DWARF 2/3 style); DW_OP_constu/litN followed by DW_OP_plus are accepted
+ * too.  Anything else (virtual bases) is not a fixed offset.
+ */
+static bool
+eval_member_expr(const uint8_t *p, size_t len, uint64_t *out)
+{
+	const uint8_t *end = p + len;
+	uint64_t stack[4];
+	int sp = 1;
+	bool ok = true;
+
+	stack[0] = 0; /* the struct's base address */
+	while (p < end && ok) {
+		uint8_t op = *p++;
+		if (op == DW_OP_plus_uconst)
+			stack[sp - 1] += read_uleb(&p, end, &ok);
+		else if (op == DW_OP_constu && sp < 4)
+			stack[sp++] = read_uleb(&p, end, &ok);
+		else if (op >= DW_OP_lit0 && op <= DW_OP_lit31 && sp < 4)
+			stack[sp++] = op - DW_OP_lit0;
+		else if (op == DW_OP_plus && sp >= 2) {
+			stack[sp - 2] += stack[sp - 1];
+			sp--;
+		} else
+			return false;
+	}
+	if (!ok || sp != 1)
+		return false;
+	*out = stack[0];
+	return true;
+}
+
+/* DW_AT_data_member_location: a constant (DWARF 3+) or an expression
+ * (DWARF 2).  Absent (union members) -> 0. */
+static int
+member_location(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *loc,
+    struct kvs_error *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	int rc = die_attr(d, die, DW_AT_data_member_location, &a, e);
+	bool okexpr = false;
+
+	*loc = 0;
+	if (rc <= 0)
+		return rc;
+	if (dwarf_whatform(a, &form, &err) != DW_DLV_OK)
+		goto fail;
+	if (form_is_data(form)) {
+		Dwarf_Unsigned u = 0;
+		Dwarf_Signed s = 0;
+		if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+			if (dwarf_formsdata(a, &s, &err) != DW_DLV_OK)
+				goto fail;
+			u = (Dwarf_Unsigned)s;
+		} else if (dwarf_formudata(a, &u, &err) != DW_DLV_OK)
+			goto fail;
+		*loc = u;
+		okexpr = true;
+	} else if (form == DW_FORM_exprloc) {
+		Dwarf_Unsigned len = 0;
+		Dwarf_Ptr p = NULL;
+		if (dwarf_formexprloc(a, &len, &p, &err) != DW_DLV_OK)
+			goto fail;
+		okexpr = eval_member_expr(p, len, loc);
+	} else if (form == DW_FORM_block1 || form == DW_FORM_block2 ||
+	    form == DW_FORM_block4 || form == DW_FORM_block) {
+		Dwarf_Block *b = NULL;
+		if (dwarf_formblock(a, &b, &err) != DW_DLV_OK)
+			goto fail;
+		okexpr = eval_member_expr(b->bl_data, b->bl_len, loc);
+		dwarf_dealloc(d->dbg, b, DW_DLA_BLOCK);
+	}
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	if (!okexpr)
+		return kerr_set(e, KVS_E_DWARF, "member at DIE 0x%llx: location is "
+		    "not a constant offset (form 0x%x)",
+		    (unsigned long long)die_off(die), form);
+	return 0;
+fail:
+	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+	return dw_fail(d, e, err, "reading member location", die_off(die));
+}
+
+/* ----------------------------------------------------------- the index */
+
+static int
+ix_put(struct kvs_dwarf *d, enum ix_kind k, const char *name, Dwarf_Off off,
+    bool decl)
+{
+	struct hent *he = hm_find(&d->ix[k], name);
+
+	if (he != NULL) {
+		/* A definition replaces a declaration; otherwise first wins. */
+		if (he->decl && !decl) {
+			he->off = off;
+			he->decl = false;
+		}
+		return 0;
+	}
+	he = hm_add(&d->ix[k], name);
+	if (he == NULL)
+		return -1;
+	he->off = off;
+	he->decl = decl;
+	return 0;
+}
+
+static int
+index_die(struct kvs_dwarf *d, Dwarf_Die die, struct kvs_error *e)
+{
+	Dwarf_Half tag;
+	enum ix_kind k;
+	const char *name;
+	bool decl = false;
+	Dwarf_Off off;
+
+	if (die_tag(d, die, &tag, e) != 0)
+		return -1;
+	switch (tag) {
+	case DW_TAG_structure_type: case DW_TAG_class_type: k = IX_STRUCT; break;
+	case DW_TAG_union_type: k = IX_UNION; break;
+	case DW_TAG_enumeration_type: k = IX_ENUM; break;
+	case DW_TAG_typedef: k = IX_TYPEDEF; break;
+	case DW_TAG_base_type: k = IX_BASE; break;
+	case DW_TAG_variable: k = IX_VAR; break;
+	default:
+		return 0;
+	}
+	if (die_name(d, die, &name, e) != 0)
+		return -1;
+	if (dwarf_dieoffset(die, &off, NULL) != DW_DLV_OK)
+		return kerr_set(e, KVS_E_DWARF, "DIE without offset");
+	if (name == NULL && k == IX_VAR) {
+		/* A definition completing an earlier declaration: named
+		 * through DW_AT_specification. */
+		Dwarf_Off spec;
+		Dwarf_Die sd;
+		if (die_ref(d, die, DW_AT_specification, &spec, e) != 0)
+			return -1;
+		if (spec == 0)
+			return 0;
+		if (die_at(d, spec, &sd, e) != 0)
+			return -1;
+		if (die_name(d, sd, &name, e) != 0) {
+			dwarf_dealloc_die(sd);
+			return -1;
+		}
+		dwarf_dealloc_die(sd);
+	} else if (die_has(d, die, DW_AT_declaration, &decl, e) != 0)
+		return -1;
+	if (name == NULL)
+		return 0; /* anonymous type: reachable only through references */
+	if (ix_put(d, k, name, off, decl) != 0)
+		return nomem(e);
+	return 0;
+}
+
+/* Walk CU headers to the end (libdwarf restarts at the first CU after
+ * NO_ENTRY).  With index, visit every top-level DIE. */
+static int
+walk_cus(struct kvs_dwarf *d, bool index, struct kvs_error *e)
+{
+	Dwarf_Unsigned hlen, typeoff, next;
+	Dwarf_Half ver, asz, lsz, esz, cutype;
+	Dwarf_Off abbr;
+	Dwarf_Sig8 sig;
+	Dwarf_Error err = NULL;
+	int rc, maxver = 0, fail = 0;
+
+	for (;;) {
+		Dwarf_Die cu = NULL, die = NULL, sib = NULL;
+
+		rc = dwarf_next_cu_header_d(d->dbg, 1, &hlen, &ver, &abbr, &asz,
+		    &lsz, &esz, &sig, &typeoff, &next, &cutype, &err);
+		if (rc == DW_DLV_NO_ENTRY)
+			break;
+		if (rc != DW_DLV_OK) {
+			/* The iterator cannot continue past a broken header. */
+			if (!fail)
+				dw_fail(d, e, err, "reading compilation unit header", 0);
+			else
+				dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
+			return -1;
+		}
+		if (ver > maxver)
+			maxver = ver;
+		if (!index || fail)
+			continue;
+		rc = dwarf_siblingof_b(d->dbg, NULL, 1, &cu, &err);
+		if (rc != DW_DLV_OK) {
+			if (rc == DW_DLV_NO_ENTRY)
+				continue;
+			fail = dw_fail(d, e, err, "reading compilation unit DIE", 0);
+			continue;
+		}
+		rc = dwarf_child(cu, &die, &err);
+		if (rc == DW_DLV_ERROR)
+			fail = dw_fail(d, e, err, "reading compilation unit children",
+			    die_off(cu));
+		while (rc == DW_DLV_OK && !fail) {
+			if (index_die(d, die, e) != 0) {
+				fail = -1;
+				break;
+			}
+			rc = dwarf_siblingof_b(d->dbg, die, 1, &sib, &err);
+			if (rc == DW_DLV_ERROR)
+				fail = dw_fail(d, e, err, "walking top-level DIEs",
+				    die_off(die));
+			dwarf_dealloc_die(die);
+			die = rc == DW_DLV_OK ? sib : NULL;
+		}
+		if (die != NULL)
+			dwarf_dealloc_die(die);
+		dwarf_dealloc_die(cu);
+	}
+	d->version = maxver;
+	return fail ? -1 : 0;
+}
+
+static int
+ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
+{
+	if (d->indexed) {
+		if (d->index_failed)
+			return kerr_set(e, KVS_E_DWARF, "%s",
+			    d->index_err ? d->index_err : "DWARF index failed");
+		return 0;
+	}
+	d->indexed = true;
+	if (walk_cus(d, true, e) != 0) {
+		d->index_failed = true;
+		d->index_err = strdup(e->msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+kvs_dwarf_version(struct kvs_dwarf *d)
+{
+	struct kvs_error e;
+
+	if (d == NULL)
+		return 0;
+	if (d->version == 0 && !d->indexed) {
+		kerr_clear(&e);
+		(void)walk_cus(d, false, &e);
+	}
+	return d->version;
+}
+
+/* --------------------------------------------------------------- types */
+
+static bool
+is_qualifier(Dwarf_Half tag)
+{
+	return tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+	    tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type ||
+	    tag == DW_TAG_atomic_type;
+}
+
+static kvs_kind_t
+tag_kind(Dwarf_Half tag)
+{
+	switch (tag) {
+	case DW_TAG_base_type: return KVS_KIND_BASE;
+	case DW_TAG_pointer_type: case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: return KVS_KIND_POINTER;
+	case DW_TAG_array_type: return KVS_KIND_ARRAY;
+	case DW_TAG_structure_type: case DW_TAG_class_type: return KVS_KIND_STRUCT;
+	case DW_TAG_union_type: return KVS_KIND_UNION;
+	case DW_TAG_enumeration_type: return KVS_KIND_ENUM;
+	case DW_TAG_subroutine_type: return KVS_KIND_FUNCTION;
+	case DW_TAG_unspecified_type: return KVS_KIND_VOID;
+	}
+	return KVS_KIND_OTHER;
+}
+
+/*
+ * Peel typedefs and qualifiers starting at off (0 = void), and replace a
+ * struct/union/enum declaration by its definition from the index when one
+ * exists.  Returns the final offset (0 = void) and tag.
+ */
+static int
+peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out, Dwarf_Half *tagp,
+    struct kvs_error *e)
+{
+	Dwarf_Die die = NULL;
+	Dwarf_Half tag = 0;
+	int depth;
+
+	for (depth = 0; off != 0; depth++) {
+		Dwarf_Off next;
+		bool decl = false;
+		enum ix_kind k;
+		const char *name;
+
+		if (depth > MAX_TYPE_DEPTH)
+			return kerr_set(e, KVS_E_DWARF, "type chain at DIE 0x%llx "
+			    "too deep (cycle?)", (unsigned long long)off);
+		if (die_at(d, off, &die, e) != 0)
+			return -1;
+		if (die_tag(d, die, &tag, e) != 0)
+			goto fail;
+		if (is_qualifier(tag)) {
+			if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+				goto fail;
+			dwarf_dealloc_die(die);
+			die = NULL;
+			off = next;
+			continue;
+		}
+		if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type)
+			k = IX_STRUCT;
+		else if (tag == DW_TAG_union_type)
+			k = IX_UNION;
+		else if (tag == DW_TAG_enumeration_type)
+			k = IX_ENUM;
+		else
+			break;
+		if (die_has(d, die, DW_AT_declaration, &decl, e) != 0)
+			goto fail;
+		if (decl) {
+			struct hent *he;
+			if (die_name(d, die, &name, e) != 0)
+				goto fail;
+			if (name != NULL && ensure_index(d, e) == 0 &&
+			    (he = hm_find(&d->ix[k], name)) != NULL && !he->decl)
+				off = he->off;
+		}
+		break;
+	}
+	if (die != NULL)
+		dwarf_dealloc_die(die);
+	*out = off;
+	*tagp = off != 0 ? tag : 0;
+	return 0;
+fail:
+	dwarf_dealloc_die(die);
+	return -1;
+}
+
+static int
+addr_size(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *sz, struct kvs_error *e)
+{
+	Dwarf_Half as = 0;
+	Dwarf_Error err = NULL;
+
+	if (dwarf_get_die_address_size(die, &as, &err) != DW_DLV_OK)
+		return dw_fail(d, e, err, "reading address size", die_off(die));
+	*sz = as;
+	return 0;
+}
+
+struct shape {
+	kvs_kind_t kind;
+	uint64_t size;
+	uint64_t count;     /* arrays */
+	Dwarf_Off elem;     /* arrays: element type (unpeeled); pointers: target */
+	bool flexible;      /* arrays: some dimension unknown */
+};
+
+static int type_size(struct kvs_dwarf *d, Dwarf_Off off, uint64_t *size,
+    kvs_kind_t *kind, int depth, struct kvs_error *e);
+
+/* Array dimensions of an array DIE: product of subrange counts. */
+static int
+array_count(struct kvs_dwarf *d, Dwarf_Die arr, uint64_t *count, bool *flex,
+    struct kvs_error *e)
+{
+	Dwarf_Die c = NULL, s = NULL;
+	Dwarf_Error err = NULL;
+	uint64_t n = 1;
+	int rc;
+
+	*flex = false;
+	rc = dwarf_child(arr, &c, &err);
+	if (rc == DW_DLV_ERROR)
+		return dw_fail(d, e, err, "reading array dimensions", die_off(arr));
+	while (rc == DW_DLV_OK) {
+		Dwarf_Half tag;
+		if (die_tag(d, c, &tag, e) != 0)
+			goto fail;
+		if (tag == DW_TAG_subrange_type || tag == DW_TAG_enumeration_type) {
+			uint64_t cnt;
+			int64_t ub, lb;
+			bool has, hasub, haslb;
+			if (die_uconst(d, c, DW_AT_count, &cnt, &has, e) != 0)
+				goto fail;
+			if (!has) {
+				if (die_sconst(d, c, DW_AT_upper_bound, &ub, &hasub, e) != 0 ||
+				    die_sconst(d, c, DW_AT_lower_bound, &lb, &haslb, e) != 0)
+					goto fail;
+				if (!haslb)
+					lb = 0;
+				if (hasub && ub >= lb - 1) {
+					has = true;
+					cnt = (uint64_t)(ub - lb + 1);
+				}
+			}
+			if (!has)
+				*flex = true;
+			else
+				n *= cnt;
+		}
+		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		if (rc == DW_DLV_ERROR) {
+			dw_fail(d, e, err, "reading array dimensions", die_off(c));
+			goto fail;
+		}
+		dwarf_dealloc_die(c);
+		c = rc == DW_DLV_OK ? s : NULL;
+	}
+	*count = *flex ? 0 : n;
+	return 0;
+fail:
+	dwarf_dealloc_die(c);
+	return -1;
+}
+
+/* Shape of an already peeled type (off != 0). */
+static int
+shape_of(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Half tag, struct shape *sh,
+    int depth, struct kvs_error *e)
+{
+	Dwarf_Die die;
+	bool has;
+	int ret = -1;
+
+	memset(sh, 0, sizeof(*sh));
+	if (off == 0) {
+		sh->kind = KVS_KIND_VOID;
+		return 0;
+	}
+	if (depth > MAX_TYPE_DEPTH)
+		return kerr_set(e, KVS_E_DWARF, "type at DIE 0x%llx nests too deep",
+		    (unsigned long long)off);
+	sh->kind = tag_kind(tag);
+	if (die_at(d, off, &die, e) != 0)
+		return -1;
+	switch (sh->kind) {
+	case KVS_KIND_POINTER:
+		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+			goto out;
+		if (!has && addr_size(d, die, &sh->size, e) != 0)
+			goto out;
+		if (die_ref(d, die, DW_AT_type, &sh->elem, e) != 0)
+			goto out;
+		break;
+	case KVS_KIND_ARRAY: {
+		uint64_t esz;
+		kvs_kind_t ek;
+		if (die_ref(d, die, DW_AT_type, &sh->elem, e) != 0 ||
+		    array_count(d, die, &sh->count, &sh->flexible, e) != 0)
+			goto out;
+		if (type_size(d, sh->elem, &esz, &ek, depth + 1, e) != 0)
+			goto out;
+		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+			goto out;
+		if (!has)
+			sh->size = sh->count * esz;
+		break;
+	}
+	case KVS_KIND_FUNCTION:
+	case KVS_KIND_VOID:
+		break;
+	default:
+		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+			goto out;
+		if (!has && sh->kind == KVS_KIND_ENUM) {
+			/* DWARF 5 allows the size to come from DW_AT_type. */
+			Dwarf_Off ut;
+			kvs_kind_t uk;
+			if (die_ref(d, die, DW_AT_type, &ut, e) != 0)
+				goto out;
+			if (ut != 0 && type_size(d, ut, &sh->size, &uk, depth + 1, e) != 0)
+				goto out;
+		}
+		break;
+	}
+	ret = 0;
+out:
+	dwarf_dealloc_die(die);
+	return ret;
+}
+
+/* Size and kind of an unpeeled type. */
+static int
+type_size(struct kvs_dwarf *d, Dwarf_Off off, uint64_t *size, kvs_kind_t *kind,
+    int depth, struct kvs_error *e)
+{
+	Dwarf_Off p;
+	Dwarf_Half tag;
+	struct shape sh;
+
+	if (peel(d, off, &p, &tag, e) != 0 ||
+	    shape_of(d, p, tag, &sh, depth, e) != 0)
+		return -1;
+	*size = sh.size;
+	*kind = sh.kind;
+	return 0;
+}
+
+/* ---------------------------------------------------------- type names */
+
+static void
+strprep(char *buf, size_t n, const char *pre)
+{
+	size_t lp = strlen(pre), lb = strlen(buf);
+
+	if (lp + lb + 1 > n)
+		return; /* too long: keep what we have */
+	memmove(buf + lp, buf, lb + 1);
+	memcpy(buf, pre, lp);
+}
+
+/*
+ * C spelling of the type at off, with `decl` the declarator built so far
+ * (e.g. "*" for a pointer, "[32]" for an array): "struct x *",
+ * "char [32]", "int (*)(int)", "const char *".  Built outward-in as a
+ * C declaration is read.
+ */
+static int
+tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
+    struct kvs_error *e)
+{
+	Dwarf_Die die = NULL;
+	Dwarf_Half tag;
+	const char *name, *kw = NULL;
+	Dwarf_Off next = 0;
+	char head[TNAME_MAX];
+	int ret = -1;
+
+	if (depth > MAX_TYPE_DEPTH)
+		return kerr_set(e, KVS_E_DWARF, "type at DIE 0x%llx nests too deep",
+		    (unsigned long long)off);
+	if (off == 0) {
+		snprintf(head, sizeof(head), "void%s", decl[0] != '\0' ? " " : "");
+		strprep(decl, n, head);
+		return 0;
+	}
+	if (die_at(d, off, &die, e) != 0)
+		return -1;
+	if (die_tag(d, die, &tag, e) != 0 || die_name(d, die, &name, e) != 0)
+		goto out;
+	switch (tag) {
+	case DW_TAG_structure_type: case DW_TAG_class_type: kw = "struct "; break;
+	case DW_TAG_union_type: kw = "union "; break;
+	case DW_TAG_enumeration_type: kw = "enum "; break;
+	default: kw = ""; break;
+	}
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		strprep(decl, n, tag == DW_TAG_pointer_type ? "*" : "&");
+		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+			goto out;
+		ret = tname(d, next, decl, n, depth + 1, e);
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type: {
+		const char *q = tag == DW_TAG_const_type ? "const" :
+		    tag == DW_TAG_volatile_type ? "volatile" :
+		    tag == DW_TAG_restrict_type ? "restrict" : "_Atomic";
+		Dwarf_Die t;
+		Dwarf_Half ttag = 0;
+		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+			goto out;
+		if (next != 0) {
+			if (die_at(d, next, &t, e) != 0)
+				goto out;
+			if (die_tag(d, t, &ttag, e) != 0) {
+				dwarf_dealloc_die(t);
+				goto out;
+			}
+			dwarf_dealloc_die(t);
+		}
+		if (ttag == DW_TAG_pointer_type) {
+			/* char *const p: the qualifier binds to the declarator */
+			snprintf(head, sizeof(head), "%s%s", q,
+			    decl[0] != '\0' ? " " : "");
+			strprep(decl, n, head);
+			ret = tname(d, next, decl, n, depth + 1, e);
+		} else {
+			ret = tname(d, next, decl, n, depth + 1, e);
+			snprintf(head, sizeof(head), "%s ", q);
+			if (ret == 0)
+				strprep(decl, n, head);
+		}
+		break;
+	}
+	case DW_TAG_array_type: {
+		Dwarf_Die c = NULL, s = NULL;
+		Dwarf_Error err = NULL;
+		char dims[TNAME_MAX] = "";
+		int rc;
+		if (decl[0] == '*' || decl[0] == '&') {
+			strprep(decl, n, "(");
+			if (strlen(decl) + 2 < n)
+				strcat(decl, ")");
+		}
+		rc = dwarf_child(die, &c, &err);
+		if (rc == DW_DLV_ERROR) {
+			dw_fail(d, e, err, "reading array dimensions", off);
+			goto out;
+		}
+		while (rc == DW_DLV_OK) {
+			uint64_t cnt;
+			int64_t ub;
+			bool has = false, hasub = false;
+			size_t l = strlen(dims);
+			if (die_uconst(d, c, DW_AT_count, &cnt, &has, e) != 0 ||
+			    (!has && die_sconst(d, c, DW_AT_upper_bound, &ub, &hasub,
+			    e) != 0)) {
+				dwarf_dealloc_die(c);
+				goto out;
+			}
+			if (!has && hasub && ub >= 0) {
+				has = true;
+				cnt = (uint64_t)ub + 1;
+			} else if (!has && hasub && ub == -1) {
+				has = true;
+				cnt = 0;
+			}
+			if (has)
+				snprintf(dims + l, sizeof(dims) - l, "[%llu]",
+				    (unsigned long long)cnt);
+			else
+				snprintf(dims + l, sizeof(dims) - l, "[]");
+			rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+			dwarf_dealloc_die(c);
+			if (rc == DW_DLV_ERROR) {
+				dw_fail(d, e, err, "reading array dimensions", off);
+				goto out;
+			}
+			c = rc == DW_DLV_OK ? s : NULL;
+		}
+		if (strlen(decl) + strlen(dims) < n)
+			strcat(decl, dims);
+		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+			goto out;
+		ret = tname(d, next, decl, n, depth + 1, e);
+		break;
+	}
+	case DW_TAG_subroutine_type: {
+		Dwarf_Die c = NULL, s = NULL;
+		Dwarf_Error err = NULL;
+		char params[TNAME_MAX] = "(", p[TNAME_MAX];
+		int rc, np = 0;
+		if (decl[0] == '*') {
+			strprep(decl, n, "(");
+			if (strlen(decl) + 2 < n)
+				strcat(decl, ")");
+		}
+		rc = dwarf_child(die, &c, &err);
+		if (rc == DW_DLV_ERROR) {
+			dw_fail(d, e, err, "reading function parameters", off);
+			goto out;
+		}
+		while (rc == DW_DLV_OK) {
+			Dwarf_Half ptag;
+			Dwarf_Off pt;
+			p[0] = '\0';
+			if (die_tag(d, c, &ptag, e) != 0) {
+				dwarf_dealloc_die(c);
+				goto out;
+			}
+			if (ptag == DW_TAG_formal_parameter) {
+				if (die_ref(d, c, DW_AT_type, &pt, e) != 0 ||
+				    tname(d, pt, p, sizeof(p), depth + 1, e) != 0) {
+					dwarf_dealloc_die(c);
+					goto out;
+				}
+			} else if (ptag == DW_TAG_unspecified_parameters)
+				snprintf(p, sizeof(p), "...");
+			if (p[0] != '\0') {
+				size_t l = strlen(params);
+				snprintf(params + l, sizeof(params) - l, "%s%s",
+				    np++ ? ", " : "", p);
+			}
+			rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+			dwarf_dealloc_die(c);
+			if (rc == DW_DLV_ERROR) {
+				dw_fail(d, e, err, "reading function parameters", off);
+				goto out;
+			}
+			c = rc == DW_DLV_OK ? s : NULL;
+		}
+		if (np == 0) {
+			bool proto = false;
+			if (die_has(d, die, DW_AT_prototyped, &proto, e) != 0)
+				goto out;
+			if (proto)
+				strcat(params, "void");
+		}
+		strcat(params, ")");
+		if (strlen(decl) + strlen(params) < n)
+			strcat(decl, params);
+		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+			goto out;
+		ret = tname(d, next, decl, n, depth + 1, e);
+		break;
+	}
+	default:
+		snprintf(head, sizeof(head), "%s%s%s", kw,
+		    name != NULL ? name : "<anonymous>", decl[0] != '\0' ? " " : "");
+		strprep(decl, n, head);
+		ret = 0;
+		break;
+	}
+out:
+	dwarf_dealloc_die(die);
+	return ret;
+}
+
+/* Fill ti (all but offset and bitfield fields) for the type at off. */
+static int
+describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
+    Dwarf_Off *peeled, Dwarf_Half *ptag, struct kvs_error *e)
+{
+	char buf[TNAME_MAX] = "";
+	struct shape sh;
+	Dwarf_Off p;
+	Dwarf_Half tag;
+
+	if (peel(d, off, &p, &tag, e) != 0 || shape_of(d, p, tag, &sh, 0, e) != 0)
+		return -1;
+	ti->size = sh.size;
+	ti->kind = sh.kind;
+	ti->count = 0;
+	ti->elem_size = 0;
+	ti->elem_kind = KVS_KIND_OTHER;
+	if (sh.kind == KVS_KIND_ARRAY) {
+		ti->count = sh.count;
+		if (type_size(d, sh.elem, &ti->elem_size, &ti->elem_kind, 1, e) != 0)
+			return -1;
+	} else if (sh.kind == KVS_KIND_POINTER) {
+		if (type_size(d, sh.elem, &ti->elem_size, &ti->elem_kind, 1, e) != 0)
+			return -1;
+		if (ti->elem_kind == KVS_KIND_VOID || ti->elem_kind == KVS_KIND_FUNCTION)
+			ti->elem_size = 0;
+	}
+	if (tname(d, off, buf, sizeof(buf), 0, e) != 0)
+		return -1;
+	if ((ti->type_name = intern(d, buf)) == NULL)
+		return nomem(e);
+	if (peeled != NULL)
+		*peeled = p;
+	if (ptag != NULL)
+		*ptag = tag;
+	return 0;
+}
+
+/* ------------------------------------------------------- name lookup */
+
+/*
+ * "struct x" / "union x" / "enum x", or a bare name tried as typedef, base
+ * type, struct, union, enum.  Returns 1 found (*off, *decl), 0 not found.
+ */
+static int
+lookup_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off, bool *decl)
+{
+	static const struct { const char *kw; enum ix_kind k; } pre[] = {
+		{ "struct ", IX_STRUCT }, { "union ", IX_UNION }, { "enum ", IX_ENUM },
+		{ "class ", IX_STRUCT },
+	};
+	static const enum ix_kind bare[] = {
+		IX_TYPEDEF, IX_BASE, IX_STRUCT, IX_UNION, IX_ENUM,
+	};
+	struct hent *he = NULL;
+	size_t i;
+
+	while (*type == ' ')
+		type++;
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t l = strlen(pre[i].kw);
+		if (strncmp(type, pre[i].kw, l) == 0) {
+			const char *nm = type + l;
+			while (*nm == ' ')
+				nm++;
+			he = hm_find(&d->ix[pre[i].k], nm);
+			goto done;
+		}
+	}
+	for (i = 0; i < sizeof(bare) / sizeof(bare[0]) && he == NULL; i++)
+		he = hm_find(&d->ix[bare[i]], type);
+done:
+	if (he == NULL)
+		return 0;
+	*off = he->off;
+	*decl = he->decl;
+	return 1;
+}
+
+/* --------------------------------------------------------------- cache */
+
+#define KEYBUF 512
+
+/* Key "<c>\x1f<a>\x1f<b>" in buf, or malloc'ed if long (*heap set). */
+static char *
+cache_key(char *buf, char c, const char *a, const char *b, bool *heap)
+{
+	size_t n = 4 + strlen(a) + (b ? strlen(b) : 0);
+	char *k = buf;
+
+	*heap = false;
+	if (n > KEYBUF) {
+		k = malloc(n);
+		if (k == NULL)
+			return NULL;
+		*heap = true;
+	}
+	{
+		size_t la = strlen(a), lb = b ? strlen(b) : 0;
+		k[0] = c;
+		k[1] = '\x1f';
+		memcpy(k + 2, a, la);
+		k[2 + la] = '\x1f';
+		if (lb != 0)
+			memcpy(k + 3 + la, b, lb);
+		k[3 + la + lb] = '\0';
+	}
+	return k;
+}
+
+/* A cached answer: 1 (ti filled or error set), 0 miss. */
+static int
+cache_get(struct kvs_dwarf *d, const char *key, struct kvs_typeinfo *ti,
+    int *rc, struct kvs_error *e)
+{
+	struct hent *he = hm_find(&d->cache, key);
+	struct centry *ce;
+
+	if (he == NULL)
+		return 0;
+	ce = he->val;
+	if (ce->status == KVS_OK) {
+		*ti = ce->ti;
+		*rc = 0;
+	} else
+		*rc = kerr_set(e, ce->status, "%s", ce->msg);
+	return 1;
+}
+
+/* Remember a success or a KVS_E_NOTYPE; other errors are not cached.  A
+ * failure to cache is not an error. */
+static void
+cache_put(struct kvs_dwarf *d, const char *key, int rc,
+    const struct kvs_typeinfo *ti, const struct kvs_error *e)
+{
+	struct centry *ce;
+	struct hent *he;
+
+	if (rc != 0 && e->status != KVS_E_NOTYPE)
+		return;
+	ce = calloc(1, sizeof(*ce));
+	if (ce == NULL)
+		return;
+	if (rc == 0) {
+		ce->status = KVS_OK;
+		ce->ti = *ti;
+	} else {
+		ce->status = e->status;
+		ce->msg = intern(d, e->msg);
+		if (ce->msg == NULL) {
+			free(ce);
+			return;
+		}
+	}
+	he = hm_add(&d->cache, key);
+	if (he == NULL) {
+		free(ce);
+		return;
+	}
+	he->val = ce;
+}
+
+/* ------------------------------------------------------------- queries */
+
+/* The defined type DIE for a type name, or -1 with KVS_E_NOTYPE. */
+static int
+find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
+    struct kvs_error *e)
+{
+	bool decl;
+
+	if (ensure_index(d, e) != 0)
+		return -1;
+	if (!lookup_type(d, type, off, &decl))
+		return kerr_set(e, KVS_E_NOTYPE, "type %s not found in DWARF", type);
+	if (decl)
+		return kerr_set(e, KVS_E_NOTYPE, "type %s is declared but never "
+		    "defined in DWARF", type);
+	return 0;
+}
+
+static int
+type_uncached(struct kvs_dwarf *d, const char *type, struct kvs_typeinfo *ti,
+    struct kvs_error *e)
+{
+	Dwarf_Off off;
+
+	memset(ti, 0, sizeof(*ti));
+	if (find_type(d, type, &off, e) != 0)
+		return -1;
+	if (describe(d, off, ti, NULL, NULL, e) != 0)
+		return kerr_push(e, "type %s", type);
+	return 0;
+}
+
+int
+kvs_dwarf_type(struct kvs_dwarf *d, const char *type, struct kvs_typeinfo *ti,
+    struct kvs_error *e)
+{
+	char kb[KEYBUF], *key;
+	bool heap;
+	int rc;
+
+	if (type == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name");
+	key = cache_key(kb, 'T', type, NULL, &heap);
+	if (key == NULL)
+		return nomem(e);
+	if (!cache_get(d, key, ti, &rc, e)) {
+		rc = type_uncached(d, type, ti, e);
+		cache_put(d, key, rc, ti, e);
+	}
+	if (heap)
+		free(key);
+	return rc;
+}
+
+/*
+ * Find member `name` (len bytes) among the children of the struct/union at
+ * sou, also inside anonymous struct/union members.  On success (1) *moff
+ * is the member DIE, *mloc its own DW_AT_data_member_location, and *base
+ * has the offsets of the anonymous members crossed added (so *base is the
+ * offset of the struct that directly holds it).  0: not found.
+ */
+static int
+find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
+    uint64_t *base, uint64_t *mloc, Dwarf_Off *moff, int depth,
+    struct kvs_error *e)
+{
+	Dwarf_Die die, c = NULL, s = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Off anon[16];
+	uint64_t anon_loc[16];
+	int nanon = 0, rc, found = 0, i;
+
+	if (depth > MAX_TYPE_DEPTH)
+		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
+	if (die_at(d, sou, &die, e) != 0)
+		return -1;
+	rc = dwarf_child(die, &c, &err);
+	if (rc == DW_DLV_ERROR) {
+		dw_fail(d, e, err, "reading members", sou);
+		found = -1;
+	}
+	while (rc == DW_DLV_OK) {
+		Dwarf_Half tag;
+		const char *mn;
+		uint64_t loc;
+
+		if (die_tag(d, c, &tag, e) != 0 || die_name(d, c, &mn, e) != 0) {
+			found = -1;
+			break;
+		}
+		if (tag == DW_TAG_member && mn != NULL && strlen(mn) == len &&
+		    memcmp(mn, name, len) == 0) {
+			if (member_location(d, c, &loc, e) != 0) {
+				found = -1;
+				break;
+			}
+			*mloc = loc;
+			*moff = die_off(c);
+			found = 1;
+			break;
+		}
+		if (tag == DW_TAG_member && mn == NULL && nanon < 16) {
+			Dwarf_Off t, p;
+			Dwarf_Half ptag;
+			if (die_ref(d, c, DW_AT_type, &t, e) != 0 ||
+			    peel(d, t, &p, &ptag, e) != 0 ||
+			    member_location(d, c, &loc, e) != 0) {
+				found = -1;
+				break;
+			}
+			if (ptag == DW_TAG_structure_type || ptag == DW_TAG_union_type ||
+			    ptag == DW_TAG_class_type) {
+				anon[nanon] = p;
+				anon_loc[nanon++] = loc;
+			}
+		}
+		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		if (rc == DW_DLV_ERROR) {
+			dw_fail(d, e, err, "reading members", sou);
+			found = -1;
+			break;
+		}
+		dwarf_dealloc_die(c);
+		c = rc == DW_DLV_OK ? s : NULL;
+	}
+	if (c != NULL)
+		dwarf_dealloc_die(c);
+	dwarf_dealloc_die(die);
+	/* Not a direct member: look inside the anonymous ones. */
+	for (i = 0; found == 0 && i < nanon; i++) {
+		uint64_t a = *base + anon_loc[i];
+		found = find_member(d, anon[i], name, len, &a, mloc, moff, depth + 1, e);
+		if (found == 1)
+			*base = a;
+	}
+	return found;
+}
+
+/* Bitfield position of member m; total bit offset from the member's
+ * enclosing struct start in *bitpos, *bits = 0 if not a bitfield. */
+static int
+bitfield(struct kvs_dwarf *d, Dwarf_Die m, uint64_t loc, uint64_t *bitpos,
+    unsigned *bits, struct kvs_error *e)
+{
+	uint64_t bsz, dbo, storage;
+	int64_t bo;
+	bool has, hasdbo, hasbo, hasst;
+
+	*bits = 0;
+	*bitpos = loc * 8;
+	if (die_uconst(d, m, DW_AT_bit_size, &bsz, &has, e) != 0)
+		return -1;
+	if (!has)
+		return 0;
+	*bits = (unsigned)bsz;
+	if (die_uconst(d, m, DW_AT_data_bit_offset, &dbo, &hasdbo, e) != 0)
+		return -1;
+	if (hasdbo) {
+		/* DWARF 4/5: from the start of the containing struct. */
+		*bitpos = dbo;
+		return 0;
+	}
+	if (die_sconst(d, m, DW_AT_bit_offset, &bo, &hasbo, e) != 0)
+		return -1;
+	if (!hasbo)
+		return 0;
+	/* DWARF 2/3: bits from the most significant bit of a storage unit of
+	 * DW_AT_byte_size bytes at the member location (little-endian here). */
+	if (die_uconst(d, m, DW_AT_byte_size, &storage, &hasst, e) != 0)
+		return -1;
+	if (!hasst) {
+		Dwarf_Off t;
+		kvs_kind_t k;
+		if (die_ref(d, m, DW_AT_type, &t, e) != 0 ||
+		    type_size(d, t, &storage, &k, 0, e) != 0)
+			return -1;
+	}
+	*bitpos = loc * 8 + (uint64_t)((int64_t)storage * 8 - bo - (int64_t)bsz);
+	return 0;
+}
+
+static int
+member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
+    struct kvs_typeinfo *ti, struct kvs_error *e)
+{
+	Dwarf_Off cur, moff = 0, mtype = 0;
+	Dwarf_Half tag;
+	uint64_t acc = 0, base = 0, mloc = 0, bitpos;
+	const char *p = path, *dot;
+	Dwarf_Die m;
+	unsigned bits;
+	int rc;
+
+	memset(ti, 0, sizeof(*ti));
+	if (find_type(d, type, &cur, e) != 0)
+		return -1;
+	if (peel(d, cur, &cur, &tag, e) != 0)
+		return kerr_push(e, "type %s", type);
+	for (;;) {
+		size_t len;
+
+		dot = strchr(p, '.');
+		len = dot != NULL ? (size_t)(dot - p) : strlen(p);
+		if (len == 0)
+			return kerr_set(e, KVS_E_INVAL, "bad member path \"%s\" for %s",
+			    path, type);
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_class_type) {
+			return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%s\": "
+			    "%.*s is not a struct or union", type, path,
+			    (int)(p - path - 1), path);
+		}
+		base = acc;
+		rc = find_member(d, cur, p, len, &base, &mloc, &moff, 0, e);
+		if (rc < 0)
+			return kerr_push(e, "%s.%s", type, path);
+		if (rc == 0) {
+			if (p == path)
+				return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%.*s\"",
+				    type, (int)len, p);
+			return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%s\": "
+			    "no \"%.*s\" in %.*s", type, path, (int)len, p,
+			    (int)(p - path - 1), path);
+		}
+		acc = base + mloc;
+		if (die_at(d, moff, &m, e) != 0)
+			return -1;
+		rc = die_ref(d, m, DW_AT_type, &mtype, e);
+		dwarf_dealloc_die(m);
+		if (rc != 0)
+			return -1;
+		if (dot == NULL)
+			break;
+		if (peel(d, mtype, &cur, &tag, e) != 0)
+			return kerr_push(e, "%s.%s", type, path);
+		p = dot + 1;
+	}
+	if (describe(d, mtype, ti, NULL, NULL, e) != 0)
+		return kerr_push(e, "%s.%s", type, path);
+	if (die_at(d, moff, &m, e) != 0)
+		return -1;
+	rc = bitfield(d, m, mloc, &bitpos, &bits, e);
+	dwarf_dealloc_die(m);
+	if (rc != 0)
+		return kerr_push(e, "%s.%s", type, path);
+	ti->offset = acc;
+	if (bits != 0) {
+		/* offset: the byte holding the field's lowest bit. */
+		ti->offset = base + bitpos / 8;
+		ti->bit_offset = (unsigned)(bitpos % 8);
+		ti->bit_size = bits;
+		/* size: bytes to read (little-endian) to cover the field. */
+		ti->size = (ti->bit_offset + bits + 7) / 8;
+	}
+	return 0;
+}
+
+int
+kvs_dwarf_member(struct kvs_dwarf *d, const char *type, const char *path,
+    struct kvs_typeinfo *ti, struct kvs_error *e)
+{
+	char kb[KEYBUF], *key;
+	bool heap;
+	int rc;
+
+	if (type == NULL || path == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type or member name");
+	key = cache_key(kb, 'M', type, path, &heap);
+	if (key == NULL)
+		return nomem(e);
+	if (!cache_get(d, key, ti, &rc, e)) {
+		rc = member_uncached(d, type, path, ti, e);
+		cache_put(d, key, rc, ti, e);
+	}
+	if (heap)
+		free(key);
+	return rc;
+}
+
+static int
+variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
+    struct kvs_error *e)
+{
+	struct hent *he;
+	Dwarf_Off off, t = 0;
+	int depth;
+
+	memset(ti, 0, sizeof(*ti));
+	if (ensure_index(d, e) != 0)
+		return -1;
+	he = hm_find(&d->ix[IX_VAR], var);
+	if (he == NULL)
+		return kerr_set(e, KVS_E_NOTYPE, "variable %s not found in DWARF", var);
+	/* The definition may carry only DW_AT_specification; its type is then
+	 * the declaration's (a definition that completes an array has its
+	 * own DW_AT_type, which wins). */
+	for (off = he->off, depth = 0; off != 0 && depth < 4; depth++) {
+		Dwarf_Die die;
+		Dwarf_Off spec = 0;
+		int rc;
+
+		if (die_at(d, off, &die, e) != 0)
+			return -1;
+		rc = die_ref(d, die, DW_AT_type, &t, e);
+		if (rc == 0 && t == 0) {
+			rc = die_ref(d, die, DW_AT_specification, &spec, e);
+			if (rc == 0 && spec == 0)
+				rc = die_ref(d, die, DW_AT_abstract_origin, &spec, e);
+		}
+		dwarf_dealloc_die(die);
+		if (rc != 0)
+			return kerr_push(e, "variable %s", var);
+		if (t != 0)
+			break;
+		off = spec;
+	}
+	if (t == 0)
+		return kerr_set(e, KVS_E_DWARF, "variable %s has no type in DWARF", var);
+	if (describe(d, t, ti, NULL, NULL, e) != 0)
+		return kerr_push(e, "variable %s", var);
+	return 0;
+}
+
+int
+kvs_dwarf_variable(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
+    struct kvs_error *e)
+{
+	char kb[KEYBUF], *key;
+	bool heap;
+	int rc;
+
+	if (var == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no variable name");
+	key = cache_key(kb, 'V', var, NULL, &heap);
+	if (key == NULL)
+		return nomem(e);
+	if (!cache_get(d, key, ti, &rc, e)) {
+		rc = variable_uncached(d, var, ti, e);
+		cache_put(d, key, rc, ti, e);
+	}
+	if (heap)
+		free(key);
+	return rc;
+}

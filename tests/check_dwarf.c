@@ -1,0 +1,525 @@
+/*
+ * check_dwarf.c - DWARF layouts (libkvmstat/dwarf.c).
+ *
+ * Expected values come from the compiler, never from dwarf.c:
+ *   - fixtures/dwarf-test/: small programs built with gcc -gdwarf-2/3/4/5
+ *     and clang-14 -gdwarf-5 (build.sh); truth.json is what they print
+ *     (offsetof/sizeof, bitfield positions probed at run time).  The kinds,
+ *     counts and type names checked below follow from the C declarations in
+ *     fixtures/dwarf-test/types.h.
+ *   - $KVS_FIXTURES/fbsd14/{kernel,kernel.dwarf2,kernel.dwarf5} with
+ *     truth.json "layouts", when those fixtures exist.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvs_private.h"
+#include "testutil.h"
+
+struct bin {
+	const char *file;
+	int version;
+};
+
+static const struct bin bins[] = {
+	{ "t.dwarf2", 2 },
+	{ "t.dwarf3", 3 },
+	{ "t.dwarf4", 4 },
+	{ "t.dwarf5", 5 },
+	{ "t.clang5", 5 },
+};
+#define NBINS ((int)(sizeof(bins) / sizeof(bins[0])))
+
+struct opened {
+	int fd;
+	Elf *elf;
+	struct kvs_dwarf *d;
+	struct kvs_error e;
+};
+
+static const char *
+srcdir(void)
+{
+	const char *s = getenv("KVS_SRCDIR");
+	return s != NULL ? s : ".";
+}
+
+static const char *
+test_input(const char *name)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s/fixtures/dwarf-test/%s", srcdir(), name);
+	return buf;
+}
+
+/* Open path with libelf and bind DWARF; returns kvs_dwarf_open's result. */
+static int
+open_bin(const char *path, struct opened *o)
+{
+	memset(o, 0, sizeof(*o));
+	kerr_clear(&o->e);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	o->fd = open(path, O_RDONLY);
+	ck_assert_msg(o->fd >= 0, "open %s: %s", path, strerror(errno));
+	o->elf = elf_begin(o->fd, ELF_C_READ, NULL);
+	ck_assert_msg(o->elf != NULL, "elf_begin %s: %s", path, elf_errmsg(-1));
+	return kvs_dwarf_open(&o->d, o->elf, &o->e);
+}
+
+static void
+close_bin(struct opened *o)
+{
+	kvs_dwarf_close(o->d);
+	elf_end(o->elf);
+	close(o->fd);
+}
+
+static uint64_t
+ju(const json_t *j)
+{
+	return (uint64_t)json_integer_value(j);
+}
+
+static json_t *
+load_truth(const char *path)
+{
+	json_error_t je;
+	json_t *t = json_load_file(path, 0, &je);
+
+	ck_assert_msg(t != NULL, "%s: %s", path, je.text);
+	return t;
+}
+
+/* Every layout in truth["layouts"]: type size, member offset and size. */
+static int
+check_layouts(struct opened *o, json_t *truth, const char *what)
+{
+	json_t *layouts = json_object_get(truth, "layouts"), *lay, *mem;
+	const char *tname, *path;
+	int nchecked = 0;
+
+	ck_assert_ptr_nonnull(layouts);
+	json_object_foreach(layouts, tname, lay) {
+		struct kvs_typeinfo ti;
+		json_t *members = json_object_get(lay, "members");
+
+		kerr_clear(&o->e);
+		ck_assert_msg(kvs_dwarf_type(o->d, tname, &ti, &o->e) == 0,
+		    "%s: type %s: %s", what, tname, o->e.msg);
+		ck_assert_msg(ti.size == ju(json_object_get(lay, "size")),
+		    "%s: sizeof(%s) = %llu, truth %lld", what, tname,
+		    (unsigned long long)ti.size,
+		    (long long)ju(json_object_get(lay, "size")));
+		json_object_foreach(members, path, mem) {
+			json_t *sz = json_object_get(mem, "size");
+			kerr_clear(&o->e);
+			ck_assert_msg(kvs_dwarf_member(o->d, tname, path, &ti, &o->e) == 0,
+			    "%s: %s.%s: %s", what, tname, path, o->e.msg);
+			ck_assert_msg(ti.offset == ju(json_object_get(mem,
+			    "offset")), "%s: offsetof(%s, %s) = %llu, truth %lld", what,
+			    tname, path, (unsigned long long)ti.offset,
+			    (long long)ju(json_object_get(mem, "offset")));
+			if (sz != NULL)
+				ck_assert_msg(ti.size == ju(sz),
+				    "%s: sizeof(%s.%s) = %llu, truth %lld", what, tname,
+				    path, (unsigned long long)ti.size,
+				    (long long)ju(sz));
+			nchecked++;
+		}
+	}
+	return nchecked;
+}
+
+/* ------------------------------------------------- small test programs */
+
+START_TEST(layouts_match_compiler)
+{
+	struct opened o;
+	json_t *truth = load_truth(test_input("truth.json"));
+	json_t *sizes, *vars, *bfs, *v;
+	const char *k;
+	int n;
+
+	ck_assert_msg(open_bin(test_input(bins[_i].file), &o) == 0, "%s: %s",
+	    bins[_i].file, o.e.msg);
+	n = check_layouts(&o, truth, bins[_i].file);
+	ck_assert_int_gt(n, 30);
+
+	sizes = json_object_get(truth, "sizes");
+	json_object_foreach(sizes, k, v) {
+		struct kvs_typeinfo ti;
+		ck_assert_msg(kvs_dwarf_type(o.d, k, &ti, &o.e) == 0, "%s: %s: %s",
+		    bins[_i].file, k, o.e.msg);
+		ck_assert_msg(ti.size == ju(v), "%s: sizeof(%s)=%llu",
+		    bins[_i].file, k, (unsigned long long)ti.size);
+	}
+	vars = json_object_get(truth, "variables");
+	json_object_foreach(vars, k, v) {
+		struct kvs_typeinfo ti;
+		ck_assert_msg(kvs_dwarf_variable(o.d, k, &ti, &o.e) == 0, "%s: %s: %s",
+		    bins[_i].file, k, o.e.msg);
+		ck_assert_msg(ti.size == ju(v), "%s: sizeof(%s)=%llu",
+		    bins[_i].file, k, (unsigned long long)ti.size);
+		ck_assert_uint_eq(ti.offset, 0);
+	}
+	bfs = json_object_get(truth, "bitfields");
+	json_object_foreach(bfs, k, v) {
+		struct kvs_typeinfo ti;
+		ck_assert_msg(kvs_dwarf_member(o.d, "struct outer", k, &ti, &o.e) == 0,
+		    "%s: %s: %s", bins[_i].file, k, o.e.msg);
+		ck_assert_msg(ti.offset * 8 + ti.bit_offset ==
+		    (uint64_t)ju(json_object_get(v, "bitpos")),
+		    "%s: %s at bit %llu+%u", bins[_i].file, k,
+		    (unsigned long long)ti.offset, ti.bit_offset);
+		ck_assert_uint_eq(ti.bit_size, ju(json_object_get(v, "width")));
+		ck_assert_uint_lt(ti.bit_offset, 8);
+		ck_assert_uint_eq(ti.size, (ti.bit_offset + ti.bit_size + 7) / 8);
+		ck_assert_int_eq(ti.kind, KVS_KIND_BASE);
+	}
+	json_decref(truth);
+	close_bin(&o);
+}
+END_TEST
+
+struct mexp {
+	const char *type, *path;
+	kvs_kind_t kind;
+	uint64_t count, elem_size;
+	kvs_kind_t elem_kind;
+	const char *type_name;
+};
+
+/* From the declarations in types.h / t_b.c. */
+static const struct mexp mexps[] = {
+	{ "struct outer", "x", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "int" },
+	{ "struct outer", "in", KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct inner" },
+	{ "struct outer", "in.name", KVS_KIND_ARRAY, 32, 1, KVS_KIND_BASE, "char [32]" },
+	{ "struct outer", "in.vals", KVS_KIND_ARRAY, 4, 8, KVS_KIND_BASE, "u_long [4]" },
+	{ "struct outer", "in.st.frees", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "uint64_t" },
+	{ "struct outer", "nest.r", KVS_KIND_ARRAY, 3, 1, KVS_KIND_BASE, "char [3]" },
+	/* base type spelling is the compiler's ("short int" / "short") */
+	{ "struct outer", "s2", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, NULL },
+	{ "struct outer", "grid", KVS_KIND_ARRAY, 15, 4, KVS_KIND_BASE, "int [3][5]" },
+	{ "struct outer", "sp", KVS_KIND_POINTER, 0, 16, KVS_KIND_STRUCT, "struct stats *" },
+	{ "struct outer", "vp", KVS_KIND_POINTER, 0, 0, KVS_KIND_VOID, "void *" },
+	{ "struct outer", "name", KVS_KIND_POINTER, 0, 1, KVS_KIND_BASE, "const char *" },
+	/* gcc drops the volatile already inside cv_ulong, clang keeps it */
+	{ "struct outer", "cvl", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, NULL },
+	{ "struct outer", "chain", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "my_ulong" },
+	{ "struct outer", "fn", KVS_KIND_POINTER, 0, 0, KVS_KIND_FUNCTION, "int (*)(int)" },
+	/* struct fwd is only declared in t_a.c's CU: completed from t_b.c. */
+	{ "struct outer", "fwdp", KVS_KIND_POINTER, 0, 24, KVS_KIND_STRUCT, "struct fwd *" },
+	{ "struct outer", "next", KVS_KIND_POINTER, 0, 264, KVS_KIND_STRUCT, "struct outer *" },
+	{ "struct outer", "flex", KVS_KIND_ARRAY, 0, 1, KVS_KIND_BASE, "char []" },
+	{ "outer_t", "nest", KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, NULL },
+	{ "union uu", "c", KVS_KIND_ARRAY, 12, 1, KVS_KIND_BASE, "char [12]" },
+	{ "union uu", "d", KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "double" },
+	{ "struct fwd", "self", KVS_KIND_POINTER, 0, 24, KVS_KIND_STRUCT, "struct fwd *" },
+};
+
+static void
+check_exp(const char *bin, const struct kvs_typeinfo *ti, const struct mexp *x)
+{
+	ck_assert_msg(ti->kind == x->kind, "%s: %s %s kind %d want %d", bin, x->type,
+	    x->path ? x->path : "", ti->kind, x->kind);
+	ck_assert_msg(ti->count == x->count, "%s: %s %s count %llu want %llu", bin,
+	    x->type, x->path ? x->path : "", (unsigned long long)ti->count,
+	    (unsigned long long)x->count);
+	if (x->kind == KVS_KIND_ARRAY || x->kind == KVS_KIND_POINTER) {
+		ck_assert_msg(ti->elem_size == x->elem_size, "%s: %s %s elem_size %llu",
+		    bin, x->type, x->path ? x->path : "",
+		    (unsigned long long)ti->elem_size);
+		ck_assert_msg(ti->elem_kind == x->elem_kind, "%s: %s %s elem_kind %d",
+		    bin, x->type, x->path ? x->path : "", ti->elem_kind);
+	}
+	ck_assert_ptr_nonnull(ti->type_name);
+	if (x->type_name != NULL)
+		ck_assert_msg(strcmp(ti->type_name, x->type_name) == 0,
+		    "%s: %s %s type_name \"%s\" want \"%s\"", bin, x->type,
+		    x->path ? x->path : "", ti->type_name, x->type_name);
+}
+
+START_TEST(kinds_counts_names)
+{
+	struct opened o;
+	struct kvs_typeinfo ti;
+	size_t i;
+	const char *bin = bins[_i].file;
+
+	ck_assert_msg(open_bin(test_input(bin), &o) == 0, "%s", o.e.msg);
+	for (i = 0; i < sizeof(mexps) / sizeof(mexps[0]); i++) {
+		ck_assert_msg(kvs_dwarf_member(o.d, mexps[i].type, mexps[i].path, &ti,
+		    &o.e) == 0, "%s: %s.%s: %s", bin, mexps[i].type, mexps[i].path,
+		    o.e.msg);
+		check_exp(bin, &ti, &mexps[i]);
+	}
+	close_bin(&o);
+}
+END_TEST
+
+static const struct mexp texps[] = {
+	{ "struct outer", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct outer" },
+	{ "outer_t", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "outer_t" },
+	{ "struct fwd", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct fwd" },
+	{ "union uu", NULL, KVS_KIND_UNION, 0, 0, KVS_KIND_OTHER, "union uu" },
+	{ "enum color", NULL, KVS_KIND_ENUM, 0, 0, KVS_KIND_OTHER, "enum color" },
+	{ "row_t", NULL, KVS_KIND_ARRAY, 4, 4, KVS_KIND_BASE, "row_t" },
+	{ "cv_ulong", NULL, KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "cv_ulong" },
+	{ "u_long", NULL, KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "u_long" },
+	{ "int", NULL, KVS_KIND_BASE, 0, 0, KVS_KIND_OTHER, "int" },
+	/* bare tag name falls back to the struct */
+	{ "stats", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct stats" },
+};
+
+/* Variables: pointer vs array of the same struct, statics, definitions
+ * that complete a declaration in another CU. */
+static const struct mexp vexps[] = {
+	{ "pcpu_ptr", NULL, KVS_KIND_POINTER, 0, 64, KVS_KIND_STRUCT, "struct pcpu *" },
+	{ "pcpu_arr", NULL, KVS_KIND_ARRAY, 8, 64, KVS_KIND_STRUCT, "struct pcpu [8]" },
+	{ "fwd_global", NULL, KVS_KIND_POINTER, 0, 24, KVS_KIND_STRUCT, "struct fwd *" },
+	{ "g_outer", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "outer_t" },
+	{ "g_str", NULL, KVS_KIND_POINTER, 0, 1, KVS_KIND_BASE, "const char *" },
+	{ "g_color", NULL, KVS_KIND_ENUM, 0, 0, KVS_KIND_OTHER, "enum color" },
+	{ "static_a", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct stats" },
+	{ "static_b", NULL, KVS_KIND_ARRAY, 3, 8, KVS_KIND_BASE, NULL },
+	{ "fwd_storage", NULL, KVS_KIND_STRUCT, 0, 0, KVS_KIND_OTHER, "struct fwd" },
+};
+
+START_TEST(types_and_variables)
+{
+	struct opened o;
+	struct kvs_typeinfo ti;
+	size_t i;
+	const char *bin = bins[_i].file;
+
+	ck_assert_msg(open_bin(test_input(bin), &o) == 0, "%s", o.e.msg);
+	for (i = 0; i < sizeof(texps) / sizeof(texps[0]); i++) {
+		ck_assert_msg(kvs_dwarf_type(o.d, texps[i].type, &ti, &o.e) == 0,
+		    "%s: %s: %s", bin, texps[i].type, o.e.msg);
+		check_exp(bin, &ti, &texps[i]);
+	}
+	for (i = 0; i < sizeof(vexps) / sizeof(vexps[0]); i++) {
+		ck_assert_msg(kvs_dwarf_variable(o.d, vexps[i].type, &ti, &o.e) == 0,
+		    "%s: %s: %s", bin, vexps[i].type, o.e.msg);
+		check_exp(bin, &ti, &vexps[i]);
+	}
+	ck_assert_int_eq(kvs_dwarf_variable(o.d, "static_b", &ti, &o.e), 0);
+	ck_assert_uint_eq(ti.size, 3 * sizeof(long));
+	ck_assert_msg(strcmp(ti.type_name, "long int [3]") == 0 ||
+	    strcmp(ti.type_name, "long [3]") == 0, "%s", ti.type_name);
+	/* row_t g_rows[2]: gcc flattens it to int [2][4], clang keeps the
+	 * typedef (row_t [2]); both describe 32 bytes. */
+	ck_assert_int_eq(kvs_dwarf_variable(o.d, "g_rows", &ti, &o.e), 0);
+	ck_assert_int_eq(ti.kind, KVS_KIND_ARRAY);
+	ck_assert_uint_eq(ti.size, 32);
+	if (strcmp(ti.type_name, "int [2][4]") == 0) {
+		ck_assert_uint_eq(ti.count, 8);
+		ck_assert_uint_eq(ti.elem_size, 4);
+		ck_assert_int_eq(ti.elem_kind, KVS_KIND_BASE);
+	} else {
+		ck_assert_str_eq(ti.type_name, "row_t [2]");
+		ck_assert_uint_eq(ti.count, 2);
+		ck_assert_uint_eq(ti.elem_size, 16);
+		ck_assert_int_eq(ti.elem_kind, KVS_KIND_ARRAY);
+	}
+	close_bin(&o);
+}
+END_TEST
+
+START_TEST(errors_name_what_is_missing)
+{
+	struct opened o;
+	struct kvs_typeinfo ti;
+	char first[KVS_MSG_MAX];
+	int round;
+
+	ck_assert_msg(open_bin(test_input(bins[_i].file), &o) == 0, "%s", o.e.msg);
+	/* Twice: the second answer comes from the negative cache. */
+	for (round = 0; round < 2; round++) {
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_type(o.d, "struct nosuch", &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		ck_assert_ptr_nonnull(strstr(o.e.msg, "struct nosuch"));
+
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in.nosuch",
+		    &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		ck_assert_ptr_nonnull(strstr(o.e.msg, "struct outer"));
+		ck_assert_ptr_nonnull(strstr(o.e.msg, "nosuch"));
+		if (round == 0)
+			strcpy(first, o.e.msg);
+		else
+			ck_assert_str_eq(o.e.msg, first);
+
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "nosuch",
+		    &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		ck_assert_str_eq(o.e.msg, "struct outer has no member \"nosuch\"");
+
+		/* Path through a scalar and through a pointer. */
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "x.y", &ti,
+		    &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "sp.frees",
+		    &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in..a",
+		    &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_INVAL);
+
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_variable(o.d, "no_such_var", &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		ck_assert_ptr_nonnull(strstr(o.e.msg, "no_such_var"));
+
+		/* A tag namespace is not a typedef namespace. */
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_type(o.d, "struct outer_t", &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+		kerr_clear(&o.e);
+		ck_assert_int_eq(kvs_dwarf_type(o.d, "union stats", &ti, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+	}
+	/* Lookups still work after errors. */
+	kerr_clear(&o.e);
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in.st", &ti, &o.e), 0);
+	ck_assert_int_eq(o.e.status, KVS_OK);
+	close_bin(&o);
+}
+END_TEST
+
+START_TEST(cache_returns_same_answer)
+{
+	struct opened o;
+	struct kvs_typeinfo a, b;
+	int i;
+
+	ck_assert_msg(open_bin(test_input(bins[_i].file), &o) == 0, "%s", o.e.msg);
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in.st.frees", &a,
+	    &o.e), 0);
+	for (i = 0; i < 1000; i++) {
+		ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in.st.frees",
+		    &b, &o.e), 0);
+		ck_assert_mem_eq(&a, &b, sizeof(a));
+	}
+	/* type_name strings are interned: one pointer per spelling. */
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "sp", &a, &o.e), 0);
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "struct outer", "in.st", &b, &o.e), 0);
+	ck_assert_str_eq(b.type_name, "struct stats");
+	ck_assert_int_eq(kvs_dwarf_type(o.d, "struct stats", &b, &o.e), 0);
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "struct inner", "st", &a, &o.e), 0);
+	ck_assert_ptr_eq(a.type_name, b.type_name);
+	close_bin(&o);
+}
+END_TEST
+
+START_TEST(version_per_binary)
+{
+	struct opened o;
+	struct kvs_typeinfo ti;
+
+	ck_assert_msg(open_bin(test_input(bins[_i].file), &o) == 0, "%s", o.e.msg);
+	/* Before the index exists (header-only pass) and after. */
+	ck_assert_int_eq(kvs_dwarf_version(o.d), bins[_i].version);
+	ck_assert_int_eq(kvs_dwarf_type(o.d, "struct outer", &ti, &o.e), 0);
+	ck_assert_int_eq(kvs_dwarf_version(o.d), bins[_i].version);
+	close_bin(&o);
+	/* Index first, version afterwards. */
+	ck_assert_int_eq(open_bin(test_input(bins[_i].file), &o), 0);
+	ck_assert_int_eq(kvs_dwarf_variable(o.d, "pcpu_arr", &ti, &o.e), 0);
+	ck_assert_int_eq(kvs_dwarf_version(o.d), bins[_i].version);
+	close_bin(&o);
+}
+END_TEST
+
+START_TEST(elf_without_dwarf)
+{
+	struct opened o;
+
+	ck_assert_int_eq(open_bin(test_input("t.nodwarf"), &o), -1);
+	ck_assert_ptr_null(o.d);
+	ck_assert_int_eq(o.e.status, KVS_E_DWARF);
+	ck_assert_msg(strstr(o.e.msg, "no DWARF debug information") != NULL, "%s",
+	    o.e.msg);
+	elf_end(o.elf);
+	close(o.fd);
+	kvs_dwarf_close(NULL);
+}
+END_TEST
+
+/* ------------------------------------------------ FreeBSD 14 fixtures */
+
+static const struct bin kernels[] = {
+	{ "fbsd14/kernel", 4 },
+	{ "fbsd14/kernel.dwarf2", 2 },
+	{ "fbsd14/kernel.dwarf5", 5 },
+};
+
+START_TEST(fbsd14_kernel_layouts)
+{
+	const char *tp = fixture_path("fbsd14/truth.json");
+	char kpath[4096];
+	struct opened o;
+	json_t *truth;
+	int n;
+
+	snprintf(kpath, sizeof(kpath), "%s", fixture_path(kernels[_i].file));
+	if (access(tp, R_OK) != 0 || access(kpath, R_OK) != 0) {
+		fprintf(stderr, "check_dwarf: %s or %s missing, skipped\n", tp, kpath);
+		return;
+	}
+	truth = load_truth(tp);
+	if (json_object_get(truth, "layouts") == NULL) {
+		fprintf(stderr, "check_dwarf: %s has no layouts, skipped\n", tp);
+		json_decref(truth);
+		return;
+	}
+	ck_assert_msg(open_bin(kpath, &o) == 0, "%s: %s", kpath, o.e.msg);
+	n = check_layouts(&o, truth, kernels[_i].file);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(kvs_dwarf_version(o.d), kernels[_i].version);
+	json_decref(truth);
+	close_bin(&o);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("dwarf");
+	TCase *tc = tcase_create("small");
+	TCase *tk = tcase_create("fbsd14");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_loop_test(tc, layouts_match_compiler, 0, NBINS);
+	tcase_add_loop_test(tc, kinds_counts_names, 0, NBINS);
+	tcase_add_loop_test(tc, types_and_variables, 0, NBINS);
+	tcase_add_loop_test(tc, errors_name_what_is_missing, 0, NBINS);
+	tcase_add_loop_test(tc, cache_returns_same_answer, 0, NBINS);
+	tcase_add_loop_test(tc, version_per_binary, 0, NBINS);
+	tcase_add_test(tc, elf_without_dwarf);
+	suite_add_tcase(s, tc);
+	tcase_add_loop_test(tk, fbsd14_kernel_layouts, 0,
+	    (int)(sizeof(kernels) / sizeof(kernels[0])));
+	tcase_set_timeout(tk, 240);
+	suite_add_tcase(s, tk);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
