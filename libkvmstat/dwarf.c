@@ -165,9 +165,9 @@ struct centry {
 
 struct kvs_dwarf {
 	Dwarf_Debug dbg;
-	bool indexed;                 /* index built (or failed: index_err) */
-	bool index_failed;
-	char *index_err;
+	bool indexed;                 /* index walk done */
+	bool index_failed;            /* some CU could not be indexed ... */
+	char *index_err;              /* ... first such error */
 	int version;                  /* max CU version, 0 unknown */
 	struct hmap ix[IX__N];        /* borrowed keys */
 	struct hmap cache;            /* own keys; val: struct centry * */
@@ -179,13 +179,17 @@ static int
 dw_fail(struct kvs_dwarf *d, struct kvs_error *e, Dwarf_Error err,
     const char *what, Dwarf_Off off)
 {
+	char where[40] = "";
+
+	if (off != 0)
+		snprintf(where, sizeof(where), " (DIE 0x%llx)",
+		    (unsigned long long)off);
 	if (err != NULL) {
-		kerr_set(e, KVS_E_DWARF, "%s (DIE 0x%llx): libdwarf: %s", what,
-		    (unsigned long long)off, dwarf_errmsg(err));
+		kerr_set(e, KVS_E_DWARF, "%s%s: libdwarf: %s", what, where,
+		    dwarf_errmsg(err));
 		dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
 	} else
-		kerr_set(e, KVS_E_DWARF, "%s (DIE 0x%llx): malformed DWARF", what,
-		    (unsigned long long)off);
+		kerr_set(e, KVS_E_DWARF, "%s%s: malformed DWARF", what, where);
 	return -1;
 }
 
@@ -277,6 +281,7 @@ free_centry(void *p)
 void
 kvs_dwarf_close(struct kvs_dwarf *d)
 {
+	Dwarf_Error err = NULL;
 	int i;
 
 	if (d == NULL)
@@ -286,7 +291,7 @@ kvs_dwarf_close(struct kvs_dwarf *d)
 	hm_free(&d->cache, free_centry);
 	hm_free(&d->strs, NULL);
 	free(d->index_err);
-	dwarf_finish(d->dbg, NULL);
+	(void)dwarf_finish(d->dbg, &err);
 	free(d);
 }
 
@@ -305,13 +310,19 @@ die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die, struct kvs_error *e)
 	return dw_fail(d, e, err, "reading DIE", off);
 }
 
+/* Only for messages and index entries; 0 if unknown.  (Every libdwarf
+ * call gets an error pointer: with none, libdwarf aborts on error.) */
 static Dwarf_Off
-die_off(Dwarf_Die die)
+die_off(struct kvs_dwarf *d, Dwarf_Die die)
 {
 	Dwarf_Off off = 0;
+	Dwarf_Error err = NULL;
 
-	if (dwarf_dieoffset(die, &off, NULL) != DW_DLV_OK)
+	if (dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+		if (err != NULL)
+			dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
 		return 0;
+	}
 	return off;
 }
 
@@ -321,7 +332,7 @@ die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag, struct kvs_error *e
 	Dwarf_Error err = NULL;
 
 	if (dwarf_tag(die, tag, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE tag", die_off(die));
+		return dw_fail(d, e, err, "reading DIE tag", die_off(d, die));
 	return 0;
 }
 
@@ -337,7 +348,7 @@ die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
 
 	*name = NULL;
 	if (rc == DW_DLV_ERROR)
-		return dw_fail(d, e, err, "reading DIE name", die_off(die));
+		return dw_fail(d, e, err, "reading DIE name", die_off(d, die));
 	if (rc == DW_DLV_OK)
 		*name = s;
 	return 0;
@@ -354,7 +365,7 @@ die_attr(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a,
 	if (rc == DW_DLV_NO_ENTRY)
 		return 0;
 	if (rc != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE attribute", die_off(die));
+		return dw_fail(d, e, err, "reading DIE attribute", die_off(d, die));
 	return 1;
 }
 
@@ -366,7 +377,7 @@ die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, bool *has,
 	Dwarf_Bool b = 0;
 
 	if (dwarf_hasattr(die, at, &b, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE attribute", die_off(die));
+		return dw_fail(d, e, err, "reading DIE attribute", die_off(d, die));
 	*has = b != 0;
 	return 0;
 }
@@ -428,7 +439,7 @@ die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading constant attribute", die_off(die));
+	return dw_fail(d, e, err, "reading constant attribute", die_off(d, die));
 }
 
 /* Unsigned constant attribute (sizes, counts); absent -> *present false. */
@@ -465,7 +476,7 @@ die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v,
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading constant attribute", die_off(die));
+	return dw_fail(d, e, err, "reading constant attribute", die_off(d, die));
 }
 
 /* Reference attribute as a global .debug_info offset; absent -> 0. */
@@ -483,7 +494,7 @@ die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *ref,
 	rc = dwarf_global_formref(a, ref, &err);
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
 	if (rc != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading type reference", die_off(die));
+		return dw_fail(d, e, err, "reading type reference", die_off(d, die));
 	return 0;
 }
 
@@ -585,11 +596,11 @@ member_location(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *loc,
 	if (!okexpr)
 		return kerr_set(e, KVS_E_DWARF, "member at DIE 0x%llx: location is "
 		    "not a constant offset (form 0x%x)",
-		    (unsigned long long)die_off(die), form);
+		    (unsigned long long)die_off(d, die), form);
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading member location", die_off(die));
+	return dw_fail(d, e, err, "reading member location", die_off(d, die));
 }
 
 /* ----------------------------------------------------------- the index */
@@ -639,7 +650,7 @@ index_die(struct kvs_dwarf *d, Dwarf_Die die, struct kvs_error *e)
 	}
 	if (die_name(d, die, &name, e) != 0)
 		return -1;
-	if (dwarf_dieoffset(die, &off, NULL) != DW_DLV_OK)
+	if ((off = die_off(d, die)) == 0)
 		return kerr_set(e, KVS_E_DWARF, "DIE without offset");
 	if (name == NULL && k == IX_VAR) {
 		/* A definition completing an earlier declaration: named
@@ -666,97 +677,129 @@ index_die(struct kvs_dwarf *d, Dwarf_Die die, struct kvs_error *e)
 	return 0;
 }
 
-/* Walk CU headers to the end (libdwarf restarts at the first CU after
- * NO_ENTRY).  With index, visit every top-level DIE. */
-static int
-walk_cus(struct kvs_dwarf *d, bool index, struct kvs_error *e)
+/*
+ * Walk CU headers to the end (libdwarf restarts at the first CU after
+ * NO_ENTRY).  With index, visit every top-level DIE.  A damaged CU does not
+ * stop the walk: the rest of that CU is skipped, the first such error is
+ * kept in d->index_err (lookups that find nothing then report it), and the
+ * next CU is read from its header.  Only a damaged CU header ends the walk.
+ */
+static void
+note_index_error(struct kvs_dwarf *d, const struct kvs_error *e)
+{
+	if (d->index_err == NULL)
+		d->index_err = strdup(e->msg);
+	d->index_failed = true;
+}
+
+static void
+walk_cus(struct kvs_dwarf *d, bool index)
 {
 	Dwarf_Unsigned hlen, typeoff, next;
 	Dwarf_Half ver, asz, lsz, esz, cutype;
 	Dwarf_Off abbr;
 	Dwarf_Sig8 sig;
 	Dwarf_Error err = NULL;
-	int rc, maxver = 0, fail = 0;
+	struct kvs_error e;
+	int rc, maxver = 0;
 
+	kerr_clear(&e);
 	for (;;) {
 		Dwarf_Die cu = NULL, die = NULL, sib = NULL;
+		bool bad = false;
 
 		rc = dwarf_next_cu_header_d(d->dbg, 1, &hlen, &ver, &abbr, &asz,
 		    &lsz, &esz, &sig, &typeoff, &next, &cutype, &err);
 		if (rc == DW_DLV_NO_ENTRY)
 			break;
 		if (rc != DW_DLV_OK) {
-			/* The iterator cannot continue past a broken header. */
-			if (!fail)
-				dw_fail(d, e, err, "reading compilation unit header", 0);
-			else
-				dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
-			return -1;
+			dw_fail(d, &e, err, "reading compilation unit header", 0);
+			if (index)
+				note_index_error(d, &e);
+			break;
 		}
 		if (ver > maxver)
 			maxver = ver;
-		if (!index || fail)
+		if (!index)
 			continue;
 		rc = dwarf_siblingof_b(d->dbg, NULL, 1, &cu, &err);
 		if (rc != DW_DLV_OK) {
-			if (rc == DW_DLV_NO_ENTRY)
-				continue;
-			fail = dw_fail(d, e, err, "reading compilation unit DIE", 0);
+			if (rc == DW_DLV_ERROR) {
+				dw_fail(d, &e, err, "reading compilation unit DIE", 0);
+				note_index_error(d, &e);
+			}
 			continue;
 		}
 		rc = dwarf_child(cu, &die, &err);
-		if (rc == DW_DLV_ERROR)
-			fail = dw_fail(d, e, err, "reading compilation unit children",
-			    die_off(cu));
-		while (rc == DW_DLV_OK && !fail) {
-			if (index_die(d, die, e) != 0) {
-				fail = -1;
+		if (rc == DW_DLV_ERROR) {
+			dw_fail(d, &e, err, "reading compilation unit children",
+			    die_off(d, cu));
+			bad = true;
+		}
+		while (rc == DW_DLV_OK) {
+			if (index_die(d, die, &e) != 0) {
+				bad = true;
 				break;
 			}
 			rc = dwarf_siblingof_b(d->dbg, die, 1, &sib, &err);
-			if (rc == DW_DLV_ERROR)
-				fail = dw_fail(d, e, err, "walking top-level DIEs",
-				    die_off(die));
+			if (rc == DW_DLV_ERROR) {
+				dw_fail(d, &e, err, "walking top-level DIEs",
+				    die_off(d, die));
+				bad = true;
+			}
 			dwarf_dealloc_die(die);
 			die = rc == DW_DLV_OK ? sib : NULL;
 		}
 		if (die != NULL)
 			dwarf_dealloc_die(die);
 		dwarf_dealloc_die(cu);
+		if (bad)
+			note_index_error(d, &e);
+		if (e.status == KVS_E_NOMEM)
+			break;
 	}
-	d->version = maxver;
-	return fail ? -1 : 0;
+	if (maxver > d->version)
+		d->version = maxver;
 }
 
 static int
 ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
 {
-	if (d->indexed) {
-		if (d->index_failed)
-			return kerr_set(e, KVS_E_DWARF, "%s",
-			    d->index_err ? d->index_err : "DWARF index failed");
-		return 0;
-	}
-	d->indexed = true;
-	if (walk_cus(d, true, e) != 0) {
-		d->index_failed = true;
-		d->index_err = strdup(e->msg);
-		return -1;
+	(void)e;
+	if (!d->indexed) {
+		d->indexed = true;
+		walk_cus(d, true);
 	}
 	return 0;
+}
+
+/* A name was not found: KVS_E_NOTYPE, unless the index is incomplete (then
+ * absence proves nothing, and KVS_E_DWARF says why). */
+static int
+not_found(struct kvs_dwarf *d, struct kvs_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int
+not_found(struct kvs_dwarf *d, struct kvs_error *e, const char *fmt, ...)
+{
+	char msg[KVS_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (d->index_failed)
+		return kerr_set(e, KVS_E_DWARF, "%s (DWARF index incomplete: %s)",
+		    msg, d->index_err != NULL ? d->index_err : "out of memory");
+	return kerr_set(e, KVS_E_NOTYPE, "%s", msg);
 }
 
 int
 kvs_dwarf_version(struct kvs_dwarf *d)
 {
-	struct kvs_error e;
-
 	if (d == NULL)
 		return 0;
-	if (d->version == 0 && !d->indexed) {
-		kerr_clear(&e);
-		(void)walk_cus(d, false, &e);
-	}
+	if (d->version == 0 && !d->indexed)
+		walk_cus(d, false);
 	return d->version;
 }
 
@@ -858,7 +901,7 @@ addr_size(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *sz, struct kvs_error *e)
 	Dwarf_Error err = NULL;
 
 	if (dwarf_get_die_address_size(die, &as, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading address size", die_off(die));
+		return dw_fail(d, e, err, "reading address size", die_off(d, die));
 	*sz = as;
 	return 0;
 }
@@ -887,7 +930,7 @@ array_count(struct kvs_dwarf *d, Dwarf_Die arr, uint64_t *count, bool *flex,
 	*flex = false;
 	rc = dwarf_child(arr, &c, &err);
 	if (rc == DW_DLV_ERROR)
-		return dw_fail(d, e, err, "reading array dimensions", die_off(arr));
+		return dw_fail(d, e, err, "reading array dimensions", die_off(d, arr));
 	while (rc == DW_DLV_OK) {
 		Dwarf_Half tag;
 		if (die_tag(d, c, &tag, e) != 0)
@@ -916,7 +959,7 @@ array_count(struct kvs_dwarf *d, Dwarf_Die arr, uint64_t *count, bool *flex,
 		}
 		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
 		if (rc == DW_DLV_ERROR) {
-			dw_fail(d, e, err, "reading array dimensions", die_off(c));
+			dw_fail(d, e, err, "reading array dimensions", die_off(d, c));
 			goto fail;
 		}
 		dwarf_dealloc_die(c);
@@ -1401,10 +1444,10 @@ find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
 	if (ensure_index(d, e) != 0)
 		return -1;
 	if (!lookup_type(d, type, off, &decl))
-		return kerr_set(e, KVS_E_NOTYPE, "type %s not found in DWARF", type);
+		return not_found(d, e, "type %s not found in DWARF", type);
 	if (decl)
-		return kerr_set(e, KVS_E_NOTYPE, "type %s is declared but never "
-		    "defined in DWARF", type);
+		return not_found(d, e, "type %s is declared but never defined in "
+		    "DWARF", type);
 	return 0;
 }
 
@@ -1487,7 +1530,7 @@ find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
 				break;
 			}
 			*mloc = loc;
-			*moff = die_off(c);
+			*moff = die_off(d, c);
 			found = 1;
 			break;
 		}
@@ -1682,7 +1725,7 @@ variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
 		return -1;
 	he = hm_find(&d->ix[IX_VAR], var);
 	if (he == NULL)
-		return kerr_set(e, KVS_E_NOTYPE, "variable %s not found in DWARF", var);
+		return not_found(d, e, "variable %s not found in DWARF", var);
 	/* The definition may carry only DW_AT_specification; its type is then
 	 * the declaration's (a definition that completes an array has its
 	 * own DW_AT_type, which wins). */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ static const struct bin bins[] = {
 	{ "t.dwarf4", 4 },
 	{ "t.dwarf5", 5 },
 	{ "t.clang5", 5 },
+	{ "t.clang4", 4 },
+	{ "t.gz", 4 },      /* SHF_COMPRESSED .debug_* */
 };
 #define NBINS ((int)(sizeof(bins) / sizeof(bins[0])))
 
@@ -460,6 +463,80 @@ START_TEST(elf_without_dwarf)
 }
 END_TEST
 
+/* File offset and size of .debug_info in path. */
+static void
+debug_info_range(const char *path, uint64_t *off, uint64_t *size)
+{
+	struct opened o;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	memset(&o, 0, sizeof(o));
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	o.fd = open(path, O_RDONLY);
+	ck_assert_int_ge(o.fd, 0);
+	o.elf = elf_begin(o.fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(o.elf);
+	ck_assert_int_eq(elf_getshdrstrndx(o.elf, &shstrndx), 0);
+	*off = *size = 0;
+	while ((scn = elf_nextscn(o.elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+		if (strcmp(elf_strptr(o.elf, shstrndx, sh.sh_name), ".debug_info") == 0) {
+			*off = sh.sh_offset;
+			*size = sh.sh_size;
+		}
+	}
+	elf_end(o.elf);
+	close(o.fd);
+	ck_assert_uint_gt(*size, 64);
+}
+
+/*
+ * Damaged .debug_info: lookups succeed or fail with KVS_E_DWARF/NOTYPE and a
+ * message, never crash or leak (run under valgrind, see README).  Loop over
+ * positions spread through the section; _i == 0 hits the first CU header.
+ */
+START_TEST(corrupt_debug_info)
+{
+	const char *src = test_input("t.dwarf4");
+	const char *dst = path_join(test_tmpdir(), "corrupt");
+	uint64_t off, size, pos;
+	size_t len;
+	uint8_t *buf = read_file(src, &len);
+	struct opened o;
+	struct kvs_typeinfo ti;
+	int rc;
+
+	ck_assert_ptr_nonnull(buf);
+	debug_info_range(src, &off, &size);
+	pos = off + (size - 16) * (uint64_t)_i / 16;
+	memset(buf + pos, 0xff, 16);
+	ck_assert_int_eq(write_file(dst, buf, len), 0);
+	free(buf);
+	rc = open_bin(dst, &o);
+	if (rc != 0) {
+		ck_assert_int_eq(o.e.status, KVS_E_DWARF);
+		elf_end(o.elf);
+		close(o.fd);
+		return;
+	}
+	rc = kvs_dwarf_member(o.d, "struct outer", "in.st.frees", &ti, &o.e);
+	if (rc != 0) {
+		ck_assert_msg(o.e.status == KVS_E_DWARF || o.e.status == KVS_E_NOTYPE,
+		    "status %d: %s", o.e.status, o.e.msg);
+		ck_assert_uint_gt(strlen(o.e.msg), 0);
+	}
+	kerr_clear(&o.e);
+	rc = kvs_dwarf_variable(o.d, "pcpu_arr", &ti, &o.e);
+	if (rc != 0)
+		ck_assert_msg(o.e.status == KVS_E_DWARF || o.e.status == KVS_E_NOTYPE,
+		    "status %d: %s", o.e.status, o.e.msg);
+	(void)kvs_dwarf_version(o.d);
+	close_bin(&o);
+}
+END_TEST
+
 /* ------------------------------------------------ FreeBSD 14 fixtures */
 
 static const struct bin kernels[] = {
@@ -512,6 +589,7 @@ main(void)
 	tcase_add_loop_test(tc, cache_returns_same_answer, 0, NBINS);
 	tcase_add_loop_test(tc, version_per_binary, 0, NBINS);
 	tcase_add_test(tc, elf_without_dwarf);
+	tcase_add_loop_test(tc, corrupt_debug_info, 0, 16);
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(tk, fbsd14_kernel_layouts, 0,
 	    (int)(sizeof(kernels) / sizeof(kernels[0])));
