@@ -1,0 +1,147 @@
+/*
+ * arch_amd64.c - kernel virtual to physical translation on amd64.
+ *
+ * Translation knows neither files nor DWARF: it is handed a physical-read
+ * callback and either the PML4's physical address (full dumps, raw images,
+ * live memory) or a minidump's page-table section, plus the DMAP window.
+ * That keeps it testable on synthetic page tables alone.
+ *
+ * A 4-level walk reads at most four entries, so a page-table loop can only
+ * produce a wrong answer, never a hang; every entry read is bounds-checked by
+ * the source it comes from.
+ */
+#include <endian.h>
+
+#include "kvs_private.h"
+
+#define PG_V  0x001ULL
+#define PG_PS 0x080ULL
+#define ADDR_4K 0x000ffffffffff000ULL
+#define ADDR_2M 0x000fffffffe00000ULL
+#define ADDR_1G 0x000fffffc0000000ULL
+
+#define SZ_4K (1ULL << 12)
+#define SZ_2M (1ULL << 21)
+#define SZ_1G (1ULL << 30)
+
+static int
+read_entry(const struct amd64_xlat *x, uint64_t table_pa, unsigned idx,
+    const char *level, uint64_t va, uint64_t *ent, struct kvs_error *e)
+{
+	uint64_t v;
+
+	if (x->read_phys(x->ctx, table_pa + idx * 8ULL, &v, sizeof(v), e) != 0)
+		return kerr_push(e, "va 0x%llx: reading %s entry at physical 0x%llx",
+		    (unsigned long long)va, level,
+		    (unsigned long long)(table_pa + idx * 8ULL));
+	*ent = le64toh(v);
+	return 0;
+}
+
+static int
+unmapped(uint64_t va, const char *why, struct kvs_error *e)
+{
+	kerr_set(e, KVS_E_UNMAPPED, "va 0x%llx: %s", (unsigned long long)va, why);
+	kerr_fault(e, va);
+	return -1;
+}
+
+static void
+done(uint64_t va, uint64_t pa, uint64_t pgsz, uint64_t *pap, uint64_t *run)
+{
+	*pap = pa;
+	if (run != NULL)
+		*run = pgsz - (va & (pgsz - 1));
+}
+
+static int
+walk_pml4(const struct amd64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *run,
+    struct kvs_error *e)
+{
+	uint64_t ent = 0;
+
+	/* Bits 63..47 must all equal bit 47. */
+	if ((uint64_t)((int64_t)(va << 16) >> 16) != va)
+		return unmapped(va, "non-canonical address", e);
+	if (read_entry(x, x->pml4_pa, (va >> 39) & 511, "PML4", va, &ent, e) != 0)
+		return -1;
+	if (!(ent & PG_V))
+		return unmapped(va, "PML4 entry not valid", e);
+	if (read_entry(x, ent & ADDR_4K, (va >> 30) & 511, "PDP", va, &ent, e) != 0)
+		return -1;
+	if (!(ent & PG_V))
+		return unmapped(va, "PDP entry not valid", e);
+	if (ent & PG_PS) {
+		done(va, (ent & ADDR_1G) | (va & (SZ_1G - 1)), SZ_1G, pa, run);
+		return 0;
+	}
+	if (read_entry(x, ent & ADDR_4K, (va >> 21) & 511, "PD", va, &ent, e) != 0)
+		return -1;
+	if (!(ent & PG_V))
+		return unmapped(va, "PD entry not valid", e);
+	if (ent & PG_PS) {
+		done(va, (ent & ADDR_2M) | (va & (SZ_2M - 1)), SZ_2M, pa, run);
+		return 0;
+	}
+	if (read_entry(x, ent & ADDR_4K, (va >> 12) & 511, "PT", va, &ent, e) != 0)
+		return -1;
+	if (!(ent & PG_V))
+		return unmapped(va, "PT entry not valid", e);
+	done(va, (ent & ADDR_4K) | (va & (SZ_4K - 1)), SZ_4K, pa, run);
+	return 0;
+}
+
+/* The minidump's pmap section: PDEs per 2 MiB (v2/v3) or PTEs per 4 KiB (v1)
+ * of KVA from kernbase. */
+static int
+walk_pmap(const struct amd64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *run,
+    struct kvs_error *e)
+{
+	uint64_t idx, ent = 0;
+
+	if (va < x->kernbase)
+		return unmapped(va, "below the minidump's kernbase", e);
+	if (x->pmap_level == 1) {
+		idx = (va - x->kernbase) >> 12;
+		if (idx >= x->pmap_entries)
+			return unmapped(va, "beyond the minidump's page-table section", e);
+		ent = le64toh(x->pmap[idx]);
+		if (!(ent & PG_V))
+			return unmapped(va, "PTE not valid", e);
+		done(va, (ent & ADDR_4K) | (va & (SZ_4K - 1)), SZ_4K, pa, run);
+		return 0;
+	}
+	idx = (va - x->kernbase) >> 21;
+	if (idx >= x->pmap_entries)
+		return unmapped(va, "beyond the minidump's page-table section", e);
+	ent = le64toh(x->pmap[idx]);
+	if (!(ent & PG_V))
+		return unmapped(va, "PDE not valid", e);
+	if (ent & PG_PS) {
+		done(va, (ent & ADDR_2M) | (va & (SZ_2M - 1)), SZ_2M, pa, run);
+		return 0;
+	}
+	if (read_entry(x, ent & ADDR_4K, (va >> 12) & 511, "PT", va, &ent, e) != 0)
+		return -1;
+	if (!(ent & PG_V))
+		return unmapped(va, "PTE not valid", e);
+	done(va, (ent & ADDR_4K) | (va & (SZ_4K - 1)), SZ_4K, pa, run);
+	return 0;
+}
+
+int
+amd64_kvtop(const struct amd64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *run,
+    struct kvs_error *e)
+{
+	if (x->dmap_end > x->dmap_base && va >= x->dmap_base && va < x->dmap_end) {
+		*pa = va - x->dmap_base;
+		if (run != NULL)
+			*run = SZ_4K - (va & (SZ_4K - 1));
+		return 0;
+	}
+	if (x->pmap != NULL)
+		return walk_pmap(x, va, pa, run, e);
+	if (x->have_pml4)
+		return walk_pml4(x, va, pa, run, e);
+	return unmapped(va, "no page tables", e);
+}

@@ -1,0 +1,274 @@
+/*
+ * source_minidump.c - FreeBSD amd64 minidumps, versions 1 to 3.
+ *
+ * File: header page, message buffer, (v3) dump_avail ranges, page bitmap,
+ * page-table section, then one 4 KiB page per set bitmap bit in bit order.
+ * v1/v2 number bits by pa/4096; v3 numbers them through the concatenated
+ * dump_avail ranges.
+ *
+ * Finding a page's file offset needs the number of set bits before its bit.
+ * A rank table built at open holds the running popcount at every 512-bit
+ * block (8 bytes per 2 MiB of physical memory), so a lookup is one table
+ * load plus at most 8 popcounts: O(1), and the data pages are never touched
+ * at open.
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvs_private.h"
+
+#define MD_MAGIC "minidump FreeBSD/amd64"
+#define PAGE 4096ULL
+#define RND(x) (((x) + PAGE - 1) & ~(PAGE - 1))
+#define BLOCK_WORDS 8           /* 512 bits per rank entry */
+#define MAX_RANGES 4096
+
+struct range {
+	uint64_t start, end;    /* page numbers [start, end) */
+	uint64_t firstbit;
+};
+
+struct minidump {
+	const uint8_t *map;
+	uint64_t len;
+	unsigned version;
+	const uint64_t *bitmap;
+	uint64_t nbits;
+	uint64_t *rank;
+	uint64_t data_off;
+	uint64_t dumped;
+	struct range *ranges;   /* v3 only */
+	size_t nranges;
+	struct kvs_src_info info;
+};
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static uint64_t
+rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static int
+md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
+{
+	uint32_t msgsz, bmsz, pmsz, dasz = 0;
+	uint64_t off, nwords, i, total;
+	struct minidump *m;
+
+	if (a->map == NULL || a->map_len < 8 || memcmp(a->map, "minidump", 8) != 0)
+		return KVS_NOTMINE;
+	if (a->map_len < PAGE)
+		return kerr_set(e, KVS_E_TRUNCATED, "minidump header truncated (%llu bytes)",
+		    (unsigned long long)a->map_len);
+	if (strncmp((const char *)a->map, MD_MAGIC, 24) != 0)
+		return kerr_set(e, KVS_E_FORMAT, "minidump for another architecture "
+		    "(\"%.24s\")", (const char *)a->map);
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return kerr_set(e, KVS_E_NOMEM, "out of memory");
+	m->map = a->map;
+	m->len = a->map_len;
+	m->version = rd32(a->map + 24);
+	msgsz = rd32(a->map + 28);
+	bmsz = rd32(a->map + 32);
+	pmsz = rd32(a->map + 36);
+	if (m->version < 1 || m->version > 3) {
+		kerr_set(e, KVS_E_VERSION, "minidump version %u not supported (1-3)", m->version);
+		goto fail;
+	}
+	if (m->version == 3)
+		dasz = rd32(a->map + 64);
+
+	/* Section bounds: 64-bit arithmetic on 32-bit sizes cannot overflow. */
+	off = PAGE;
+	m->info.msgbuf = a->map + off;
+	m->info.msgbuf_len = msgsz;
+	off += RND((uint64_t)msgsz);
+	if (off > a->map_len) {
+		kerr_set(e, KVS_E_TRUNCATED, "message buffer (%u bytes) past end of file "
+		    "(%llu bytes)", msgsz, (unsigned long long)a->map_len);
+		goto fail;
+	}
+	if (m->version == 3) {
+		uint64_t n = dasz / 16, k;
+		if (off + RND((uint64_t)dasz) > a->map_len) {
+			kerr_set(e, KVS_E_TRUNCATED, "dump_avail section (%u bytes) past end "
+			    "of file", dasz);
+			goto fail;
+		}
+		if (n > MAX_RANGES)
+			n = MAX_RANGES;
+		m->ranges = calloc(n ? n : 1, sizeof(*m->ranges));
+		if (m->ranges == NULL) {
+			kerr_set(e, KVS_E_NOMEM, "out of memory");
+			goto fail;
+		}
+		for (k = 0, total = 0; k < n; k++) {
+			uint64_t s = rd64(a->map + off + k * 16), en = rd64(a->map + off + k * 16 + 8);
+			if (en == 0)
+				break;
+			if (en < s || (m->nranges > 0 && s / PAGE < m->ranges[m->nranges - 1].end)) {
+				kerr_set(e, KVS_E_FORMAT, "dump_avail range %llu [0x%llx, 0x%llx) "
+				    "is not ascending", (unsigned long long)k,
+				    (unsigned long long)s, (unsigned long long)en);
+				goto fail;
+			}
+			m->ranges[m->nranges++] = (struct range){ s / PAGE, (en + PAGE - 1) / PAGE, total };
+			total += (en + PAGE - 1) / PAGE - s / PAGE;
+		}
+		off += RND((uint64_t)dasz);
+	}
+	if (off + RND((uint64_t)bmsz) > a->map_len) {
+		kerr_set(e, KVS_E_TRUNCATED, "page bitmap (%u bytes at offset 0x%llx) past "
+		    "end of file (%llu bytes)", bmsz, (unsigned long long)off,
+		    (unsigned long long)a->map_len);
+		goto fail;
+	}
+	m->bitmap = (const uint64_t *)(a->map + off);
+	nwords = bmsz / 8;
+	m->nbits = nwords * 64;
+	off += RND((uint64_t)bmsz);
+	if (off + (uint64_t)pmsz > a->map_len) {
+		kerr_set(e, KVS_E_TRUNCATED, "page-table section (%u bytes at offset 0x%llx) "
+		    "past end of file (%llu bytes)", pmsz, (unsigned long long)off,
+		    (unsigned long long)a->map_len);
+		goto fail;
+	}
+	m->info.pmap = (const uint64_t *)(a->map + off);
+	m->info.pmap_entries = pmsz / 8;
+	off += RND((uint64_t)pmsz);
+	m->data_off = off;
+
+	m->rank = malloc((nwords / BLOCK_WORDS + 1) * sizeof(*m->rank));
+	if (m->rank == NULL) {
+		kerr_set(e, KVS_E_NOMEM, "out of memory for the bitmap rank index");
+		goto fail;
+	}
+	for (i = 0, total = 0; i < nwords; i++) {
+		if (i % BLOCK_WORDS == 0)
+			m->rank[i / BLOCK_WORDS] = total;
+		total += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[i]));
+	}
+	m->rank[nwords / BLOCK_WORDS] = total;
+	m->dumped = total;
+	if (total > (a->map_len - (off > a->map_len ? a->map_len : off)) / PAGE) {
+		kerr_set(e, KVS_E_TRUNCATED, "minidump truncated: %llu pages claimed, file "
+		    "holds %llu", (unsigned long long)total,
+		    (unsigned long long)((a->map_len - off) / PAGE));
+		goto fail;
+	}
+
+	m->info.format = "minidump";
+	m->info.format_version = m->version;
+	m->info.page_size = PAGE;
+	m->info.dumped_pages = total;
+	m->info.source_bytes = a->map_len;
+	m->info.pmap_level = m->version == 1 ? 1 : 2;
+	m->info.kernbase = rd64(a->map + 40);
+	m->info.dmap_base = rd64(a->map + 48);
+	m->info.dmap_end = rd64(a->map + 56);
+	*priv = m;
+	return 0;
+fail:
+	free(m->rank);
+	free(m->ranges);
+	free(m);
+	return -1;
+}
+
+/* Bitmap bit of a physical page number, or -1 if no bit covers it. */
+static int64_t
+page_bit(const struct minidump *m, uint64_t pfn)
+{
+	size_t lo = 0, hi = m->nranges;
+
+	if (m->version < 3)
+		return pfn < m->nbits ? (int64_t)pfn : -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ranges[mid].start <= pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pfn >= m->ranges[lo - 1].end)
+		return -1;
+	uint64_t bit = m->ranges[lo - 1].firstbit + (pfn - m->ranges[lo - 1].start);
+	return bit < m->nbits ? (int64_t)bit : -1;
+}
+
+static int
+page_offset(const struct minidump *m, uint64_t pa, uint64_t *off, struct kvs_error *e)
+{
+	int64_t bit = page_bit(m, pa / PAGE);
+	uint64_t w, r, i;
+
+	if (bit < 0 || !(le64toh(m->bitmap[bit / 64]) >> (bit % 64) & 1)) {
+		kerr_set(e, KVS_E_NOTDUMPED, "physical page 0x%llx not in dump",
+		    (unsigned long long)(pa & ~(PAGE - 1)));
+		kerr_fault(e, pa);
+		return -1;
+	}
+	w = (uint64_t)bit / 64;
+	r = m->rank[w / BLOCK_WORDS];
+	for (i = w - w % BLOCK_WORDS; i < w; i++)
+		r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[i]));
+	r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[w]) & ((1ULL << (bit % 64)) - 1));
+	*off = m->data_off + r * PAGE + (pa & (PAGE - 1));
+	return 0;
+}
+
+static int
+md_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	struct minidump *m = priv;
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		uint64_t off, n = PAGE - (pa & (PAGE - 1));
+		if (n > len)
+			n = len;
+		if (page_offset(m, pa, &off, e) != 0)
+			return -1;
+		memcpy(p, m->map + off, n);
+		p += n;
+		pa += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void
+md_info(void *priv, struct kvs_src_info *out)
+{
+	*out = ((struct minidump *)priv)->info;
+}
+
+static void
+md_close(void *priv)
+{
+	struct minidump *m = priv;
+
+	free(m->rank);
+	free(m->ranges);
+	free(m);
+}
+
+const struct kvs_source_ops kvs_source_minidump = {
+	.name = "minidump",
+	.open = md_open,
+	.read_phys = md_read,
+	.info = md_info,
+	.close = md_close,
+};

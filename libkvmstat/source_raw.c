@@ -1,0 +1,73 @@
+/*
+ * source_raw.c - raw physical-memory image: file offset == physical address.
+ *
+ * The mapping is shared and never cached, so an image another process keeps
+ * changing (a live fixture, a VM's memory file) is seen as it is now.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvs_private.h"
+
+struct raw {
+	const uint8_t *map;
+	uint64_t len;
+};
+
+static int
+raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
+{
+	struct raw *r;
+
+	if (a->map == NULL || a->map_len == 0)
+		return kerr_set(e, KVS_E_FORMAT, "raw image must be a non-empty regular file");
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return kerr_set(e, KVS_E_NOMEM, "out of memory");
+	r->map = a->map;
+	r->len = a->map_len;
+	*priv = r;
+	return 0;
+}
+
+static int
+raw_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	struct raw *r = priv;
+
+	if (pa >= r->len || len > r->len - pa) {
+		uint64_t bad = pa >= r->len ? pa : r->len;
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx beyond the image (0x%llx bytes)",
+		    (unsigned long long)bad, (unsigned long long)r->len);
+		kerr_fault(e, bad);
+		return -1;
+	}
+	memcpy(buf, r->map + pa, len);
+	return 0;
+}
+
+static void
+raw_info(void *priv, struct kvs_src_info *out)
+{
+	struct raw *r = priv;
+
+	memset(out, 0, sizeof(*out));
+	out->format = "raw";
+	out->page_size = 4096;
+	out->dumped_pages = r->len / 4096;
+	out->source_bytes = r->len;
+}
+
+static void
+raw_close(void *priv)
+{
+	free(priv);
+}
+
+const struct kvs_source_ops kvs_source_raw = {
+	.name = "raw",
+	.open = raw_open,
+	.read_phys = raw_read,
+	.info = raw_info,
+	.close = raw_close,
+};
