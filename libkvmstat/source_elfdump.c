@@ -77,10 +77,11 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			    (unsigned long long)ph.p_offset, (unsigned long long)a->map_len);
 			goto fail;
 		}
-		if (ph.p_paddr >= 0xffff800000000000ULL) {
+		if (ph.p_paddr >= 0xffff800000000000ULL ||
+		    (ph.p_vaddr >= 0xffff800000000000ULL && ph.p_vaddr != ph.p_paddr)) {
 			kerr_set(e, KVS_E_FORMAT, "ELF core addressed by virtual address "
 			    "(segment at 0x%llx), not a FreeBSD full dump",
-			    (unsigned long long)ph.p_paddr);
+			    (unsigned long long)ph.p_vaddr);
 			goto fail;
 		}
 		d->segs[d->nsegs++] = (struct seg){ ph.p_paddr,
