@@ -153,3 +153,39 @@ run_capture(const char *cmd, int *status)
 		*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return buf;
 }
+
+json_t *
+load_truth(const char *rel)
+{
+	json_error_t err;
+	json_t *j = json_load_file(fixture_path(rel), 0, &err);
+
+	if (j == NULL) {
+		fprintf(stderr, "%s: %s (line %d)\n", rel, err.text, err.line);
+		abort();
+	}
+	return j;
+}
+
+uint64_t
+jnum(const json_t *v)
+{
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	if (json_is_string(v))
+		return strtoull(json_string_value(v), NULL, 0);
+	fprintf(stderr, "truth value is not a number\n");
+	abort();
+}
+
+uint64_t
+jget(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		fprintf(stderr, "truth has no '%s'\n", key);
+		abort();
+	}
+	return jnum(v);
+}

@@ -21,3 +21,11 @@ int copy_prefix(const char *src, const char *dst, size_t len);
 /* Run a shell command, capture stdout into a malloc'ed string; *status = exit status. */
 char *run_capture(const char *cmd, int *status);
 #endif
+
+#include <jansson.h>
+/* Load $KVS_FIXTURES/<rel> as JSON (aborts the test on failure). */
+json_t *load_truth(const char *rel);
+/* A truth number: JSON integer, or "0x..." string for values above INT64_MAX. */
+uint64_t jnum(const json_t *v);
+/* jnum(json_object_get(o, key)). */
+uint64_t jget(const json_t *o, const char *key);
