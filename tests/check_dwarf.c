@@ -91,7 +91,7 @@ ju(const json_t *j)
 }
 
 static json_t *
-load_truth(const char *path)
+dw_load_truth(const char *path)
 {
 	json_error_t je;
 	json_t *t = json_load_file(path, 0, &je);
@@ -145,7 +145,7 @@ check_layouts(struct opened *o, json_t *truth, const char *what)
 START_TEST(layouts_match_compiler)
 {
 	struct opened o;
-	json_t *truth = load_truth(test_input("truth.json"));
+	json_t *truth = dw_load_truth(test_input("truth.json"));
 	json_t *sizes, *vars, *bfs, *v;
 	const char *k;
 	int n;
@@ -558,7 +558,7 @@ START_TEST(fbsd14_kernel_layouts)
 		fprintf(stderr, "check_dwarf: %s or %s missing, skipped\n", tp, kpath);
 		return;
 	}
-	truth = load_truth(tp);
+	truth = dw_load_truth(tp);
 	if (json_object_get(truth, "layouts") == NULL) {
 		fprintf(stderr, "check_dwarf: %s has no layouts, skipped\n", tp);
 		json_decref(truth);

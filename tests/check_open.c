@@ -1,0 +1,193 @@
+/*
+ * check_open.c - every source format against the generator's truth: dump
+ * info, symbols, translations through 4 KiB / 2 MiB / DMAP mappings (and
+ * 1 GiB pages, which the full-dump and raw formats walk for DMAP addresses),
+ * page-crossing reads and strings.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmstat.h"
+#include "testutil.h"
+
+static const char *const formats[] = {
+	"vmcore.minidump1", "vmcore.minidump2", "vmcore.minidump3", "vmcore.elf", "mem.raw",
+};
+static const char *const format_names[] = { "minidump", "minidump", "minidump", "elf", "raw" };
+static const char *const count_keys[] = { "minidump1", "minidump2", "minidump3", "elf", "raw" };
+
+static kvs_t *
+open_fixture(const char *dir, const char *core)
+{
+	char err[KVS_ERRBUF_SIZE], rel[256];
+	kvs_t *kd;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, core);
+	kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path(rel), 0, err);
+	ck_assert_msg(kd != NULL, "open %s: %s", rel, err);
+	return kd;
+}
+
+static void
+check_dir(const char *dir, int i)
+{
+	char rel[256], buf[512];
+	json_t *t;
+	kvs_t *kd;
+	struct kvs_dumpinfo di;
+	uint64_t addr, v;
+	size_t k;
+	json_t *e;
+
+	snprintf(rel, sizeof(rel), "%s/truth.json", dir);
+	t = load_truth(rel);
+	kd = open_fixture(dir, formats[i]);
+	ck_assert_int_eq(kvs_dumpinfo(kd, &di), 0);
+	ck_assert_str_eq(di.format, format_names[i]);
+	ck_assert_uint_eq(di.format_version, i < 3 ? (unsigned)i + 1 : 0);
+	ck_assert_uint_eq(di.page_size, 4096);
+	ck_assert_uint_eq(di.dumped_pages, jget(json_object_get(t, "dumped_pages"), count_keys[i]));
+
+	/* version, panicstr, CPUs */
+	ck_assert_int_eq(kvs_symbol(kd, "_version", &addr, NULL), 0);   /* a.out name */
+	ck_assert_int_ge(kvs_read_string(kd, addr, buf, sizeof(buf), NULL), 0);
+	ck_assert_str_eq(buf, json_string_value(json_object_get(t, "version")));
+	ck_assert_int_eq(kvs_symbol(kd, "panicstr", &addr, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, addr, &v, 8), 0);
+	if (json_is_null(json_object_get(t, "panicstr")))
+		ck_assert_uint_eq(v, 0);
+	else {
+		ck_assert_int_ge(kvs_read_string(kd, v, buf, sizeof(buf), NULL), 0);
+		ck_assert_str_eq(buf, json_string_value(json_object_get(t, "panicstr")));
+	}
+	ck_assert_int_eq(kvs_symbol(kd, "mp_maxid", &addr, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, addr, &v, 4), 0);
+	ck_assert_uint_eq((uint32_t)v, jget(t, "mp_maxid"));
+
+	/* symbols, locals included */
+	const char *name;
+	json_object_foreach(json_object_get(t, "symbols"), name, e) {
+		uint64_t size;
+		ck_assert_msg(kvs_symbol(kd, name, &addr, &size) == 0, "%s: %s", name, kvs_geterr(kd));
+		ck_assert_uint_eq(addr, jget(e, "addr"));
+		ck_assert_uint_eq(size, jget(e, "size"));
+	}
+	ck_assert_int_eq(kvs_symbol(kd, "no_such_symbol", &addr, NULL), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOSYMBOL);
+	{
+		uint64_t off;
+		uint64_t fh = jget(json_object_get(json_object_get(t, "symbols"), "fixture_hash"), "addr");
+		const char *s = kvs_symbol_at(kd, fh + 3, &off);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s, "fixture_hash");
+		ck_assert_uint_eq(off, 3);
+	}
+
+	/* translations */
+	json_array_foreach(json_object_get(t, "translations"), k, e) {
+		uint64_t pa;
+		ck_assert_msg(kvs_kvtop(kd, jget(e, "va"), &pa) == 0, "%s", kvs_geterr(kd));
+		ck_assert_uint_eq(pa, jget(e, "pa"));
+	}
+	/* page-crossing reads */
+	json_array_foreach(json_object_get(t, "reads"), k, e) {
+		size_t n = jget(e, "len"), j;
+		uint8_t got[256];
+		const char *hex = json_string_value(json_object_get(e, "hex"));
+		char h[3] = { 0 };
+		ck_assert_int_le(n, sizeof(got));
+		ck_assert_msg(kvs_read(kd, jget(e, "va"), got, n) == 0, "%s", kvs_geterr(kd));
+		for (j = 0; j < n; j++) {
+			h[0] = hex[2 * j];
+			h[1] = hex[2 * j + 1];
+			ck_assert_uint_eq(got[j], strtoul(h, NULL, 16));
+		}
+	}
+	/* unmapped addresses fail with the faulting address */
+	json_array_foreach(json_object_get(t, "unmapped"), k, e) {
+		int valid;
+		ck_assert_int_eq(kvs_read(kd, jnum(e), buf, 8), -1);
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_UNMAPPED);
+		ck_assert_uint_eq(kvs_fault_addr(kd, &valid), jnum(e));
+		ck_assert(valid);
+	}
+	kvs_close(kd);
+	json_decref(t);
+}
+
+START_TEST(formats_seed1)
+{
+	check_dir("fbsd14", _i);
+}
+END_TEST
+
+START_TEST(formats_seed2)
+{
+	check_dir("fbsd14-s2", _i);
+}
+END_TEST
+
+/* A DMAP address of a page the minidump did not keep: "not in dump", while
+ * the full dump and the raw image (all of RAM) read it through 1 GiB pages. */
+START_TEST(dmap_not_dumped)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	uint64_t va = jget(t, "not_dumped_va"), pa;
+	uint8_t b[16];
+	kvs_t *kd = open_fixture("fbsd14", "vmcore.minidump3");
+	int valid;
+
+	ck_assert_int_eq(kvs_read(kd, va, b, sizeof(b)), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOTDUMPED);
+	ck_assert_uint_eq(kvs_fault_addr(kd, &valid), va);
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "not in dump"));
+	kvs_close(kd);
+	kd = open_fixture("fbsd14", "vmcore.elf");
+	ck_assert_int_eq(kvs_kvtop(kd, va, &pa), 0);
+	ck_assert_uint_eq(pa, va - 0xfffff80000000000ULL);
+	ck_assert_int_eq(kvs_read(kd, va, b, sizeof(b)), 0);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* Separate kernel.debug: a stripped kernel finds its DWARF beside it. */
+START_TEST(separate_debug_file)
+{
+	const char *dir = test_tmpdir();
+	char cmd[2048], err[KVS_ERRBUF_SIZE];
+	struct kvs_typeinfo ti;
+	kvs_t *kd;
+
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug %s %s/kernel && cp %s %s/kernel.debug",
+	    fixture_path("fbsd14/kernel"), dir, fixture_path("fbsd14/kernel"), dir);
+	ck_assert_int_eq(system(cmd), 0);
+	kd = kvs_open(path_join(dir, "kernel"), fixture_path("fbsd14/vmcore.minidump3"), 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), 0);
+	ck_assert_uint_eq(ti.offset, 40);
+	ck_assert_int_eq(ti.kind, KVS_KIND_POINTER);
+	kvs_close(kd);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("open");
+	TCase *tc = tcase_create("formats");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_loop_test(tc, formats_seed1, 0, 5);
+	tcase_add_loop_test(tc, formats_seed2, 0, 5);
+	tcase_add_test(tc, dmap_not_dumped);
+	tcase_add_test(tc, separate_debug_file);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
