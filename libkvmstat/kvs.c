@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,4 +592,26 @@ kvs_msgbuf_section(kvs_t *kd, size_t *len)
 	ENTER(kd);
 	*len = (size_t)kd->info.msgbuf_len;
 	return kd->info.msgbuf;
+}
+
+/* ----------------------------------------------------------- warnings */
+
+void
+kvs_warn(kvs_t *kd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (kd->nwarn++ == 0) {
+		va_start(ap, fmt);
+		vsnprintf(kd->warn, sizeof(kd->warn), fmt, ap);
+		va_end(ap);
+	}
+}
+
+unsigned
+kvs_warnings(const kvs_t *kd, const char **first)
+{
+	if (first != NULL)
+		*first = kd->nwarn ? kd->warn : NULL;
+	return kd->nwarn;
 }

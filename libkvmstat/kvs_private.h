@@ -178,6 +178,12 @@ struct kvs {
 	struct kvs_src_info info;
 	struct amd64_xlat xlat;
 	bool dwarf_tried;
+	unsigned nwarn;                   /* warnings since the last walk began */
+	char warn[KVS_MSG_MAX];           /* the first of them */
 };
+
+/* Record a non-fatal problem (a skipped row): counted, first one kept. */
+KVS_HIDDEN void kvs_warn(kvs_t *kd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -131,6 +131,15 @@ struct kvs_dumpinfo {
 };
 int kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di);
 
+/* Non-fatal problems met by the last walk (e.g. a malloc type skipped for a
+ * bad magic): their count, and the first message (borrowed) in *first. */
+unsigned kvs_warnings(const kvs_t *kd, const char **first);
+
+/* malloc(9) layout generation detected from DWARF: 5 (counters inside
+ * struct malloc_type), 6 (6-11: per-CPU array), 12 (per-CPU pointer),
+ * 13 (13+: embedded ks_mti, __pcpu-relative offset); -1 on error. */
+int kvs_malloc_layout(kvs_t *kd);
+
 /* Minidump message-buffer section, if the source has one (borrowed). */
 const void *kvs_msgbuf_section(kvs_t *kd, size_t *len);
 
