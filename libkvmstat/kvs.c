@@ -575,7 +575,8 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	di->format = kd->info.format;
 	di->format_version = kd->info.format_version;
 	di->page_size = kd->info.page_size;
-	di->dumped_pages = kd->info.dumped_pages;
+	di->dumped_pages = kd->src->dumped_pages != NULL ?
+	    kd->src->dumped_pages(kd->src_priv) : kd->info.dumped_pages;
 	di->source_bytes = kd->info.source_bytes;
 	di->live = kd->info.live;
 	di->path = kd->core_path;

@@ -89,6 +89,9 @@ struct kvs_source_ops {
 	int (*read_phys)(void *priv, uint64_t pa, void *buf, size_t len,
 	    struct kvs_error *e);
 	void (*info)(void *priv, struct kvs_src_info *out);
+	/* Optional: pages present, when counting them costs a pass over an
+	 * index (kept out of open); NULL = info()->dumped_pages. */
+	uint64_t (*dumped_pages)(void *priv);
 	void (*close)(void *priv);
 };
 

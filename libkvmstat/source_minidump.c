@@ -7,10 +7,10 @@
  * dump_avail ranges.
  *
  * Finding a page's file offset needs the number of set bits before its bit.
- * A rank table built at open holds the running popcount at every 512-bit
- * block (8 bytes per 2 MiB of physical memory), so a lookup is one table
- * load plus at most 8 popcounts: O(1), and the data pages are never touched
- * at open.
+ * A rank table holds the running popcount at every 512-bit block (8 bytes
+ * per 2 MiB of physical memory), so a lookup is one table load plus at most
+ * 8 popcounts: O(1).  It is filled lazily, up to the highest block a read
+ * has needed, so open never scans the bitmap, let alone the data pages.
  */
 #include <endian.h>
 #include <stdlib.h>
@@ -38,6 +38,8 @@ struct minidump {
 	uint64_t *rank;
 	uint64_t data_off;
 	uint64_t dumped;
+	uint64_t nwords;
+	uint64_t rank_valid;    /* rank[0..rank_valid] are filled */
 	struct range *ranges;   /* v3 only */
 	size_t nranges;
 	struct kvs_src_info info;
@@ -63,7 +65,7 @@ static int
 md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
 	uint32_t msgsz, bmsz, pmsz, dasz = 0;
-	uint64_t off, nwords, i, total;
+	uint64_t off, nwords, total;
 	struct minidump *m;
 
 	if (a->map == NULL || a->map_len < 8 || memcmp(a->map, "minidump", 8) != 0)
@@ -150,29 +152,20 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	off += RND((uint64_t)pmsz);
 	m->data_off = off;
 
+	/* The rank table is filled lazily up to the highest block a read has
+	 * needed (rank_valid), so opening costs the same for any dump size. */
+	m->nwords = nwords;
 	m->rank = malloc((nwords / BLOCK_WORDS + 1) * sizeof(*m->rank));
 	if (m->rank == NULL) {
 		kerr_set(e, KVS_E_NOMEM, "out of memory for the bitmap rank index");
 		goto fail;
 	}
-	for (i = 0, total = 0; i < nwords; i++) {
-		if (i % BLOCK_WORDS == 0)
-			m->rank[i / BLOCK_WORDS] = total;
-		total += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[i]));
-	}
-	m->rank[nwords / BLOCK_WORDS] = total;
-	m->dumped = total;
-	if (total > (a->map_len - (off > a->map_len ? a->map_len : off)) / PAGE) {
-		kerr_set(e, KVS_E_TRUNCATED, "minidump truncated: %llu pages claimed, file "
-		    "holds %llu", (unsigned long long)total,
-		    (unsigned long long)((a->map_len - off) / PAGE));
-		goto fail;
-	}
+	m->rank[0] = 0;
+	m->rank_valid = 0;
 
 	m->info.format = "minidump";
 	m->info.format_version = m->version;
 	m->info.page_size = PAGE;
-	m->info.dumped_pages = total;
 	m->info.source_bytes = a->map_len;
 	m->info.pmap_level = m->version == 1 ? 1 : 2;
 	m->info.kernbase = rd64(a->map + 40);
@@ -185,6 +178,22 @@ fail:
 	free(m->ranges);
 	free(m);
 	return -1;
+}
+
+/* Extend the rank table through block `blk` (running popcounts). */
+static void
+fill_rank(struct minidump *m, uint64_t blk)
+{
+	uint64_t b, i;
+
+	for (b = m->rank_valid; b < blk; b++) {
+		uint64_t r = m->rank[b];
+		for (i = b * BLOCK_WORDS; i < (b + 1) * BLOCK_WORDS && i < m->nwords; i++)
+			r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[i]));
+		m->rank[b + 1] = r;
+	}
+	if (blk > m->rank_valid)
+		m->rank_valid = blk;
 }
 
 /* Bitmap bit of a physical page number, or -1 if no bit covers it. */
@@ -209,7 +218,7 @@ page_bit(const struct minidump *m, uint64_t pfn)
 }
 
 static int
-page_offset(const struct minidump *m, uint64_t pa, uint64_t *off, struct kvs_error *e)
+page_offset(struct minidump *m, uint64_t pa, uint64_t *off, struct kvs_error *e)
 {
 	int64_t bit = page_bit(m, pa / PAGE);
 	uint64_t w, r, i;
@@ -221,11 +230,20 @@ page_offset(const struct minidump *m, uint64_t pa, uint64_t *off, struct kvs_err
 		return -1;
 	}
 	w = (uint64_t)bit / 64;
+	fill_rank(m, w / BLOCK_WORDS);
 	r = m->rank[w / BLOCK_WORDS];
 	for (i = w - w % BLOCK_WORDS; i < w; i++)
 		r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[i]));
 	r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[w]) & ((1ULL << (bit % 64)) - 1));
 	*off = m->data_off + r * PAGE + (pa & (PAGE - 1));
+	if (*off + (PAGE - (pa & (PAGE - 1))) > m->len) {
+		kerr_set(e, KVS_E_TRUNCATED, "minidump truncated: page 0x%llx is page %llu of "
+		    "the data, beyond the end of the file (%llu bytes)",
+		    (unsigned long long)(pa & ~(PAGE - 1)), (unsigned long long)r,
+		    (unsigned long long)m->len);
+		kerr_fault(e, pa);
+		return -1;
+	}
 	return 0;
 }
 
@@ -255,6 +273,16 @@ md_info(void *priv, struct kvs_src_info *out)
 	*out = ((struct minidump *)priv)->info;
 }
 
+/* Counting the dumped pages is the one whole-bitmap pass; only `info` asks. */
+static uint64_t
+md_dumped_pages(void *priv)
+{
+	struct minidump *m = priv;
+
+	fill_rank(m, m->nwords / BLOCK_WORDS);
+	return m->rank[m->nwords / BLOCK_WORDS];
+}
+
 static void
 md_close(void *priv)
 {
@@ -270,5 +298,6 @@ const struct kvs_source_ops kvs_source_minidump = {
 	.open = md_open,
 	.read_phys = md_read,
 	.info = md_info,
+	.dumped_pages = md_dumped_pages,
 	.close = md_close,
 };
