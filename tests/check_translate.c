@@ -1,0 +1,292 @@
+/*
+ * check_translate.c - amd64 translation on synthetic page tables alone
+ * (no files, no DWARF): 4 KiB, 2 MiB and 1 GiB pages, the DMAP shortcut,
+ * minidump pmap sections of both levels, every "not valid" level, a
+ * non-canonical address, a missing page-table page and a self-referencing
+ * PML4.  Plus the minidump rank index over a large random bitmap.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "kvs_private.h"
+#include "testutil.h"
+
+#define MEMSZ (64u << 12)      /* 64 pages of "physical memory" */
+static uint8_t phys[MEMSZ];
+
+static int
+rd(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	(void)ctx;
+	if (pa >= MEMSZ || len > MEMSZ - pa) {
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not present", (unsigned long long)pa);
+		kerr_fault(e, pa);
+		return -1;
+	}
+	memcpy(buf, phys + pa, len);
+	return 0;
+}
+
+static void
+pte(uint64_t table_pa, unsigned idx, uint64_t v)
+{
+	memcpy(phys + table_pa + idx * 8, &v, 8);
+}
+
+#define P(n) ((uint64_t)(n) << 12)
+#define V 1ULL
+#define PS 0x80ULL
+
+static struct amd64_xlat x;
+
+static void
+setup(void)
+{
+	memset(phys, 0, sizeof(phys));
+	memset(&x, 0, sizeof(x));
+	x.read_phys = rd;
+	x.have_pml4 = true;
+	x.pml4_pa = P(1);
+	/* 0xffffffff80000000: PML4[511] -> PDPT P(2); PDPT[510] -> PD P(3) */
+	pte(P(1), 511, P(2) | V | 2);
+	pte(P(2), 510, P(3) | V | 2);
+	pte(P(3), 1, 0x200000 | V | PS);                 /* 2 MiB page */
+	pte(P(3), 4, P(4) | V);                          /* PT at P(4) */
+	pte(P(4), 0, P(40) | V);                         /* 4 KiB pages, scattered */
+	pte(P(4), 1, P(17) | V);
+	pte(P(3), 5, P(60) | V);                         /* PT page outside memory? no: */
+	pte(P(3), 6, (uint64_t)0x7000000 | V);           /* PT page beyond memory */
+	/* 1 GiB page: PML4[496] -> PDPT P(5); PDPT[1] = 1 GiB at 0x40000000 */
+	pte(P(1), 496, P(5) | V);
+	pte(P(5), 1, 0x40000000ULL | V | PS);
+	/* Self-reference: PML4[0] -> PML4 itself. */
+	pte(P(1), 0, P(1) | V);
+}
+
+START_TEST(pages_of_every_size)
+{
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80212345ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x212345);
+	ck_assert_uint_eq(run, 0x200000 - 0x12345);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80800010ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(40) + 0x10);
+	ck_assert_uint_eq(run, 4096 - 0x10);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80801ff8ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(17) + 0xff8);
+	ck_assert_uint_eq(run, 8);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xfffff80040000000ULL + 0x1234567, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x40000000ULL + 0x1234567);
+	ck_assert_uint_eq(run, (1ULL << 30) - 0x1234567);
+}
+END_TEST
+
+START_TEST(dmap_shortcut)
+{
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	x.dmap_base = AMD64_DMAP_MIN;
+	x.dmap_end = AMD64_DMAP_MAX;
+	kerr_clear(&e);
+	/* Not mapped by the tables at all: the shortcut answers alone. */
+	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0x123456789ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x123456789ULL);
+	ck_assert_uint_eq(run, 4096 - 0x789);
+}
+END_TEST
+
+START_TEST(not_valid_at_each_level)
+{
+	static const struct { uint64_t va; const char *why; } cases[] = {
+		{ 0xffff808000000000ULL, "PML4 entry not valid" },
+		{ 0xffffffff00000000ULL, "PDP entry not valid" },
+		{ 0xffffffff80400000ULL, "PD entry not valid" },
+		{ 0xffffffff80802000ULL, "PT entry not valid" },
+		{ 0x0000800000000000ULL, "non-canonical" },
+	};
+	struct kvs_error e;
+	uint64_t pa;
+	size_t i;
+
+	setup();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kerr_clear(&e);
+		ck_assert_int_eq(amd64_kvtop(&x, cases[i].va, &pa, NULL, &e), -1);
+		ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+		ck_assert_msg(strstr(e.msg, cases[i].why) != NULL, "%s", e.msg);
+		ck_assert(e.fault_valid);
+		ck_assert_uint_eq(e.fault_addr, cases[i].va);
+	}
+}
+END_TEST
+
+START_TEST(missing_pt_page_and_loop)
+{
+	struct kvs_error e;
+	uint64_t pa;
+
+	setup();
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80c00000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "reading PT entry") != NULL, "%s", e.msg);
+	/* PML4[0] points at the PML4: four bounded steps, no hang. */
+	kerr_clear(&e);
+	(void)amd64_kvtop(&x, 0x0000000000001000ULL, &pa, NULL, &e);
+	kerr_clear(&e);
+	(void)amd64_kvtop(&x, 0x0000000000000000ULL, &pa, NULL, &e);
+}
+END_TEST
+
+START_TEST(minidump_pmap_levels)
+{
+	uint64_t pmap2[8] = { 0 }, pmap1[16] = { 0 };
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	x.have_pml4 = false;
+	x.kernbase = AMD64_KERNBASE;
+	/* level 2: PDE per 2 MiB */
+	pmap2[1] = 0x200000 | V | PS;
+	pmap2[4] = P(4) | V;
+	x.pmap = pmap2;
+	x.pmap_entries = 8;
+	x.pmap_level = 2;
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200010ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x200010);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80801000ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(17));
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff81000000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff7fffffffULL, &pa, NULL, &e), -1);
+	/* level 1: PTE per 4 KiB */
+	pmap1[3] = P(33) | V;
+	x.pmap = pmap1;
+	x.pmap_entries = 16;
+	x.pmap_level = 1;
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80003abcULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(33) + 0xabc);
+	ck_assert_uint_eq(run, 4096 - 0xabc);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80004000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80010000ULL, &pa, NULL, &e), -1);
+}
+END_TEST
+
+/*
+ * The minidump rank index: a v2 minidump with a random 64 Ki-page bitmap
+ * (about a third set); each dumped page holds its own PA, so every lookup's
+ * answer is checkable, and every clear bit must say "not in dump".
+ */
+START_TEST(minidump_rank_index)
+{
+	enum { NPAGES = 65536 };
+	const char *path = path_join(test_tmpdir(), "rank.mdmp");
+	static uint64_t bitmap[NPAGES / 64];
+	uint8_t page[4096];
+	uint64_t s = 12345, i, ndumped = 0;
+	FILE *f = fopen(path, "wb");
+	struct kvs_open_args a = { .path = path };
+	struct kvs_error e;
+	struct stat st;
+	void *priv, *map;
+	int fd;
+
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < NPAGES; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((s >> 33) % 3 == 0) {
+			bitmap[i / 64] |= 1ULL << (i % 64);
+			ndumped++;
+		}
+	}
+	memset(page, 0, sizeof(page));
+	memcpy(page, "minidump FreeBSD/amd64", 22);
+	uint32_t v = 2, msgsz = 0, bmsz = sizeof(bitmap), pmsz = 4096;
+	uint64_t kb = AMD64_KERNBASE, db = AMD64_DMAP_MIN, de = AMD64_DMAP_MAX;
+	memcpy(page + 24, &v, 4);
+	memcpy(page + 28, &msgsz, 4);
+	memcpy(page + 32, &bmsz, 4);
+	memcpy(page + 36, &pmsz, 4);
+	memcpy(page + 40, &kb, 8);
+	memcpy(page + 48, &db, 8);
+	memcpy(page + 56, &de, 8);
+	fwrite(page, 1, 4096, f);
+	fwrite(bitmap, 1, sizeof(bitmap), f);
+	memset(page, 0, sizeof(page));
+	fwrite(page, 1, 4096, f);                /* empty pmap */
+	for (i = 0; i < NPAGES; i++) {
+		if (!(bitmap[i / 64] >> (i % 64) & 1))
+			continue;
+		uint64_t pa = i * 4096;
+		memcpy(page, &pa, 8);
+		fwrite(page, 1, 4096, f);
+	}
+	fclose(f);
+
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	fstat(fd, &st);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	a.fd = fd;
+	a.st = &st;
+	a.map = map;
+	a.map_len = st.st_size;
+	kerr_clear(&e);
+	ck_assert_int_eq(kvs_source_minidump.open(&a, &priv, &e), 0);
+	ck_assert_uint_eq(kvs_source_minidump.dumped_pages(priv), ndumped);
+	/* Walk from the top down so the lazy index is extended out of order. */
+	for (i = NPAGES; i-- > 0;) {
+		uint64_t got = 0;
+		int rc = kvs_source_minidump.read_phys(priv, i * 4096, &got, 8, &e);
+		if (bitmap[i / 64] >> (i % 64) & 1) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_uint_eq(got, i * 4096);
+		} else {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+			kerr_clear(&e);
+		}
+	}
+	kvs_source_minidump.close(priv);
+	/* Other probes say "not mine" to a minidump. */
+	ck_assert_int_eq(kvs_source_elfdump.open(&a, &priv, &e), KVS_NOTMINE);
+	munmap(map, st.st_size);
+	close(fd);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("translate");
+	TCase *tc = tcase_create("amd64");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, pages_of_every_size);
+	tcase_add_test(tc, dmap_shortcut);
+	tcase_add_test(tc, not_valid_at_each_level);
+	tcase_add_test(tc, missing_pt_page_and_loop);
+	tcase_add_test(tc, minidump_pmap_levels);
+	tcase_add_test(tc, minidump_rank_index);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
