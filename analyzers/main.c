@@ -29,6 +29,7 @@ struct command {
 static const struct command commands[] = {
 	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs" },
 	{ "dmesg", cmd_dmesg, "kernel message buffer" },
+	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)" },
 };
 
 static void

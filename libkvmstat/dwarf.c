@@ -435,10 +435,9 @@ die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
 	} else {
 		if (dwarf_formudata(a, &u, &err) != DW_DLV_OK)
 			goto fail;
-		if ((form == DW_FORM_data1 && u == 0xff) ||
-		    (form == DW_FORM_data2 && u == 0xffff) ||
-		    (form == DW_FORM_data4 && u == 0xffffffffu))
-			u = UINT64_MAX;
+		/* Unsigned forms are taken as they are: gcc writes an array of
+		 * 256 as upper bound 255 in DW_FORM_data1, so an all-ones small
+		 * form is a real bound, not -1 (flexible arrays have no bound). */
 		*v = (int64_t)u;
 	}
 	*present = true;

@@ -1,0 +1,250 @@
+/*
+ * cmd_malloc.c - `kvmstat malloc` (alias -m): vmstat -m from a dump.
+ *
+ * Formats follow the vmstat of each generation (--format 5, 6, 14; the
+ * default is detected from the kernel): 5.x printed the kernel's own table
+ * with a HighUse column, 6-13 printed HighUse as "-" and derived sizes as
+ * powers of two, 14 dropped HighUse and takes sizes from kmemzones.
+ * Text output skips types never used, as vmstat does; --json keeps every row.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "memstat.h"
+
+enum mfmt { MFMT_5, MFMT_6, MFMT_14 };
+
+struct row {
+	const struct memory_type *mt;
+};
+
+static const char *sort_key;
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+	const struct memory_type *x = ((const struct row *)a)->mt;
+	const struct memory_type *y = ((const struct row *)b)->mt;
+	uint64_t vx, vy;
+
+	if (strcmp(sort_key, "name") == 0)
+		return strcmp(memstat_get_name(x), memstat_get_name(y));
+	if (strcmp(sort_key, "inuse") == 0 || strcmp(sort_key, "count") == 0) {
+		vx = memstat_get_count(x);
+		vy = memstat_get_count(y);
+	} else if (strcmp(sort_key, "requests") == 0) {
+		vx = memstat_get_numallocs(x);
+		vy = memstat_get_numallocs(y);
+	} else {        /* memuse / bytes */
+		vx = memstat_get_bytes(x);
+		vy = memstat_get_bytes(y);
+	}
+	if (vx != vy)
+		return vx < vy ? 1 : -1;       /* largest first */
+	return strcmp(memstat_get_name(x), memstat_get_name(y));
+}
+
+/* Comma-separated zone sizes used by the type. */
+static void
+sizes_str(const struct memory_type *mt, enum mfmt f, char *buf, size_t len)
+{
+	size_t n = 0, i, count;
+	int first = 1;
+
+	buf[0] = '\0';
+	if (f == MFMT_14) {
+		count = memstat_malloc_zone_get_count();
+		for (i = 0; i < count && i < 64; i++) {
+			if (!memstat_malloc_zone_used(mt, i))
+				continue;
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%zu",
+			    first ? "" : ",", memstat_malloc_zone_get_size(i));
+			first = 0;
+		}
+		return;
+	}
+	for (i = 0; i < 32; i++) {
+		if (!(memstat_get_sizemask(mt) & (1ULL << i)))
+			continue;
+		if (f == MFMT_5 && i < memstat_malloc_zone_get_count())
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%zu",
+			    first ? "" : ",", memstat_malloc_zone_get_size(i));
+		else
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%llu",
+			    first ? "" : ",", 1ULL << (i + 4));
+		first = 0;
+	}
+}
+
+static enum mfmt
+pick_format(kvs_t *kd, const struct opts *o)
+{
+	if (o->format != NULL) {
+		if (strcmp(o->format, "5") == 0)
+			return MFMT_5;
+		if (strcmp(o->format, "14") == 0)
+			return MFMT_14;
+		return MFMT_6;
+	}
+	switch (kvs_malloc_layout(kd)) {
+	case 5:
+		return MFMT_5;
+	default:
+		/* 14's vmstat sizes rows from the kernel's zone table, which
+		 * kernels export through vm_malloc_zone_count. */
+		return kvs_symbol(kd, "vm_malloc_zone_count", NULL, NULL) == 0 ?
+		    MFMT_14 : MFMT_6;
+	}
+}
+
+static json_t *
+row_json(const struct memory_type *mt, bool percpu, unsigned maxcpus)
+{
+	char name[4 * MEMTYPE_MAXNAME + 1];
+	const char *nm = memstat_get_name(mt);
+	json_t *r = json_object(), *sz = json_array();
+	size_t i;
+
+	json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
+	    strlen(nm), false)));
+	json_object_set_new(r, "kaddr", json_integer((json_int_t)memstat_get_kaddr(mt)));
+	json_object_set_new(r, "inuse", json_integer((json_int_t)memstat_get_count(mt)));
+	json_object_set_new(r, "memuse", json_integer((json_int_t)memstat_get_bytes(mt)));
+	json_object_set_new(r, "requests", json_integer((json_int_t)memstat_get_numallocs(mt)));
+	json_object_set_new(r, "memalloced", json_integer((json_int_t)memstat_get_memalloced(mt)));
+	json_object_set_new(r, "memfreed", json_integer((json_int_t)memstat_get_memfreed(mt)));
+	json_object_set_new(r, "numallocs", json_integer((json_int_t)memstat_get_numallocs(mt)));
+	json_object_set_new(r, "numfrees", json_integer((json_int_t)memstat_get_numfrees(mt)));
+	json_object_set_new(r, "sizemask", json_integer((json_int_t)memstat_get_sizemask(mt)));
+	for (i = 0; i < memstat_malloc_zone_get_count() && i < 64; i++)
+		if (memstat_malloc_zone_used(mt, i))
+			json_array_append_new(sz, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
+	json_object_set_new(r, "sizes", sz);
+	if (percpu) {
+		json_t *pc = json_array();
+		for (i = 0; i < maxcpus; i++) {
+			json_t *c = json_object();
+			json_object_set_new(c, "cpu", json_integer((json_int_t)i));
+			json_object_set_new(c, "memalloced", json_integer((json_int_t)memstat_get_percpu_memalloced(mt, i)));
+			json_object_set_new(c, "memfreed", json_integer((json_int_t)memstat_get_percpu_memfreed(mt, i)));
+			json_object_set_new(c, "numallocs", json_integer((json_int_t)memstat_get_percpu_numallocs(mt, i)));
+			json_object_set_new(c, "numfrees", json_integer((json_int_t)memstat_get_percpu_numfrees(mt, i)));
+			json_object_set_new(c, "sizemask", json_integer((json_int_t)memstat_get_percpu_sizemask(mt, i)));
+			json_array_append_new(pc, c);
+		}
+		json_object_set_new(r, "percpu", pc);
+	}
+	return r;
+}
+
+int
+cmd_malloc(kvs_t *kd, const struct opts *o)
+{
+	struct memory_type_list *mtlp;
+	struct memory_type *mt;
+	struct row *rows = NULL;
+	size_t n = 0, cap = 0, i;
+	enum mfmt f;
+	int rc = 0;
+
+	mtlp = memstat_mtl_alloc();
+	if (mtlp == NULL) {
+		fprintf(stderr, "kvmstat: out of memory\n");
+		return 1;
+	}
+	if (memstat_kvm_malloc(mtlp, kd) < 0) {
+		int err = memstat_mtl_geterror(mtlp);
+		char clean[4 * KVS_ERRBUF_SIZE];
+		const char *msg = err == MEMSTAT_ERROR_KVM ? kvs_geterr(kd) : memstat_strerror(err);
+		fprintf(stderr, "kvmstat: malloc: %s\n", sanitize(clean, sizeof(clean), msg,
+		    strlen(msg), false));
+		memstat_mtl_free(mtlp);
+		return 1;
+	}
+	f = pick_format(kd, o);
+	for (mt = memstat_mtl_first(mtlp); mt != NULL; mt = memstat_mtl_next(mt)) {
+		if (n == cap) {
+			struct row *nr;
+			cap = cap ? cap * 2 : 256;
+			nr = realloc(rows, cap * sizeof(*rows));
+			if (nr == NULL) {
+				rc = 1;
+				goto out;
+			}
+			rows = nr;
+		}
+		rows[n++].mt = mt;
+	}
+	if (o->sort != NULL) {
+		sort_key = o->sort;
+		qsort(rows, n, sizeof(*rows), cmp_rows);
+	}
+	if (o->json) {
+		struct emitter e;
+		json_t *arr = json_array(), *zs = json_array();
+		emit_init(&e, true, stdout);
+		json_object_set_new(emit_json_root(&e), "format",
+		    json_string(f == MFMT_5 ? "5" : f == MFMT_14 ? "14" : "6"));
+		json_object_set_new(emit_json_root(&e), "layout", json_integer(kvs_malloc_layout(kd)));
+		for (i = 0; i < memstat_malloc_zone_get_count(); i++)
+			json_array_append_new(zs, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
+		json_object_set_new(emit_json_root(&e), "zone_sizes", zs);
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, row_json(rows[i].mt, o->percpu,
+			    memstat_get_maxcpus(rows[i].mt)));
+		json_object_set_new(emit_json_root(&e), "types", arr);
+		rc = emit_finish(&e);
+		goto out;
+	}
+	if (f == MFMT_5)
+		printf("\n        Type  InUse MemUse HighUse Requests  Size(s)\n");
+	else if (f == MFMT_6)
+		printf("%13s %5s %6s %7s %8s  Size(s)\n", "Type", "InUse", "MemUse",
+		    "HighUse", "Requests");
+	else
+		printf("%13s %5s %6s %8s  Size(s)\n", "Type", "InUse", "MemUse", "Requests");
+	for (i = 0; i < n; i++) {
+		char name[4 * MEMTYPE_MAXNAME + 1], sizes[512];
+		const char *nm;
+
+		const struct memory_type *m = rows[i].mt;
+		if (memstat_get_numallocs(m) == 0 && memstat_get_count(m) == 0)
+			continue;
+		nm = memstat_get_name(m);
+		sanitize(name, sizeof(name), nm, strlen(nm), false);
+		sizes_str(m, f, sizes, sizeof(sizes));
+		if (f == MFMT_5)
+			printf("%13s%6" PRIu64 "%6" PRIu64 "K%7" PRIu64 "K%9" PRIu64 "  %s\n",
+			    name, memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024,
+			    (memstat_get_maxused(m) + 1023) / 1024, memstat_get_numallocs(m), sizes);
+		else if (f == MFMT_6)
+			printf("%13s %5" PRIu64 " %5" PRIu64 "K %7s %8" PRIu64 "  %s\n", name,
+			    memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024, "-",
+			    memstat_get_numallocs(m), sizes);
+		else
+			printf("%13s %5" PRIu64 " %5" PRIu64 "K %8" PRIu64 "  %s\n", name,
+			    memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024,
+			    memstat_get_numallocs(m), sizes);
+		if (o->percpu) {
+			unsigned c;
+			for (c = 0; c < memstat_get_maxcpus(m); c++) {
+				uint64_t a = memstat_get_percpu_numallocs(m, c);
+				uint64_t fr = memstat_get_percpu_numfrees(m, c);
+				if (a == 0 && fr == 0)
+					continue;
+				printf("%13s   cpu%-3u allocs %" PRIu64 " frees %" PRIu64
+				    " bytes %" PRId64 "\n", "", c, a, fr,
+				    (int64_t)(memstat_get_percpu_memalloced(m, c) -
+				    memstat_get_percpu_memfreed(m, c)));
+			}
+		}
+	}
+	rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+	free(rows);
+	memstat_mtl_free(mtlp);
+	return rc;
+}

@@ -1,0 +1,117 @@
+/*
+ * memstat.h - FreeBSD libmemstat's memory_type_list API, rebuilt over
+ * libkvmstat.  A program written against FreeBSD's <memstat.h> compiles
+ * unchanged; memstat_kvm_*() take a kvs_t * (see kvmstat.h) as their
+ * kvm_handle.  Extensions are marked as such; see libmemstat(3).
+ */
+#ifndef KVMSTAT_MEMSTAT_H
+#define KVMSTAT_MEMSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMSTAT_MAXCALLER 16
+
+#define ALLOCATOR_UNKNOWN 0
+#define ALLOCATOR_MALLOC  1
+#define ALLOCATOR_UMA     2
+#define ALLOCATOR_ANY     255
+
+#define MEMTYPE_MAXNAME 32
+
+#define MEMSTAT_ERROR_UNDEFINED      0 /* initialisation value */
+#define MEMSTAT_ERROR_NOMEMORY       1 /* out of memory */
+#define MEMSTAT_ERROR_VERSION        2 /* unsupported version */
+#define MEMSTAT_ERROR_PERMISSION     3 /* permission denied */
+#define MEMSTAT_ERROR_DATAERROR      5 /* error in stat data */
+#define MEMSTAT_ERROR_KVM            6 /* see kvs_geterr() */
+#define MEMSTAT_ERROR_KVM_NOSYMBOL   7 /* symbol not available */
+#define MEMSTAT_ERROR_KVM_SHORTREAD  8 /* short kernel read */
+
+struct memory_type;
+struct memory_type_list;
+
+const char *memstat_strerror(int error);
+
+/* Lists */
+struct memory_type_list *memstat_mtl_alloc(void);
+struct memory_type *memstat_mtl_first(struct memory_type_list *list);
+struct memory_type *memstat_mtl_next(struct memory_type *mtp);
+struct memory_type *memstat_mtl_find(struct memory_type_list *list, int allocator,
+    const char *name);
+void memstat_mtl_free(struct memory_type_list *list);
+int memstat_mtl_geterror(struct memory_type_list *list);
+
+/* Sources.  The sysctl variants need a live FreeBSD kernel: here they fail
+ * with MEMSTAT_ERROR_UNDEFINED. */
+int memstat_sysctl_all(struct memory_type_list *list, int flags);
+int memstat_sysctl_malloc(struct memory_type_list *list, int flags);
+int memstat_sysctl_uma(struct memory_type_list *list, int flags);
+int memstat_kvm_all(struct memory_type_list *list, void *kvm_handle);
+int memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle);
+int memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle);
+
+/* malloc(9) zone table of the last memstat_kvm_malloc(). */
+size_t memstat_malloc_zone_get_count(void);
+size_t memstat_malloc_zone_get_size(size_t n);
+int memstat_malloc_zone_used(const struct memory_type *mtp, size_t n);
+
+/* Accessors */
+const char *memstat_get_name(const struct memory_type *mtp);
+int memstat_get_allocator(const struct memory_type *mtp);
+uint64_t memstat_get_countlimit(const struct memory_type *mtp);
+uint64_t memstat_get_byteslimit(const struct memory_type *mtp);
+uint64_t memstat_get_sizemask(const struct memory_type *mtp);
+uint64_t memstat_get_size(const struct memory_type *mtp);
+uint64_t memstat_get_rsize(const struct memory_type *mtp);
+uint64_t memstat_get_memalloced(const struct memory_type *mtp);
+uint64_t memstat_get_memfreed(const struct memory_type *mtp);
+uint64_t memstat_get_numallocs(const struct memory_type *mtp);
+uint64_t memstat_get_numfrees(const struct memory_type *mtp);
+uint64_t memstat_get_bytes(const struct memory_type *mtp);
+uint64_t memstat_get_count(const struct memory_type *mtp);
+uint64_t memstat_get_free(const struct memory_type *mtp);
+uint64_t memstat_get_failures(const struct memory_type *mtp);
+uint64_t memstat_get_sleeps(const struct memory_type *mtp);
+uint64_t memstat_get_xdomain(const struct memory_type *mtp);
+void *memstat_get_caller_pointer(const struct memory_type *mtp, int index);
+void memstat_set_caller_pointer(struct memory_type *mtp, int index, void *value);
+uint64_t memstat_get_caller_uint64(const struct memory_type *mtp, int index);
+void memstat_set_caller_uint64(struct memory_type *mtp, int index, uint64_t value);
+uint64_t memstat_get_zonefree(const struct memory_type *mtp);
+uint64_t memstat_get_kegfree(const struct memory_type *mtp);
+uint64_t memstat_get_percpu_memalloced(const struct memory_type *mtp, int cpu);
+uint64_t memstat_get_percpu_memfreed(const struct memory_type *mtp, int cpu);
+uint64_t memstat_get_percpu_numallocs(const struct memory_type *mtp, int cpu);
+uint64_t memstat_get_percpu_numfrees(const struct memory_type *mtp, int cpu);
+uint64_t memstat_get_percpu_sizemask(const struct memory_type *mtp, int cpu);
+void *memstat_get_percpu_caller_pointer(const struct memory_type *mtp, int cpu, int index);
+void memstat_set_percpu_caller_pointer(struct memory_type *mtp, int cpu, int index,
+    void *value);
+uint64_t memstat_get_percpu_caller_uint64(const struct memory_type *mtp, int cpu, int index);
+void memstat_set_percpu_caller_uint64(struct memory_type *mtp, int cpu, int index,
+    uint64_t value);
+uint64_t memstat_get_percpu_free(const struct memory_type *mtp, int cpu);
+
+/* Extensions (not in FreeBSD's libmemstat). */
+/* Kernel address of the malloc_type / uma_zone: the entry's identity. */
+uint64_t memstat_get_kaddr(const struct memory_type *mtp);
+/* Non-zero if the object was not seen by the last refresh of its allocator. */
+int memstat_get_vanished(const struct memory_type *mtp);
+/* Number of per-CPU slots (mp_maxid + 1 at the last refresh). */
+unsigned memstat_get_maxcpus(const struct memory_type *mtp);
+/* 5.x kernels: high-water mark of bytes in use; 0 elsewhere. */
+uint64_t memstat_get_maxused(const struct memory_type *mtp);
+/* Entries in the list. */
+size_t memstat_mtl_count(struct memory_type_list *list);
+/* Remove the entries marked vanished; returns how many were removed. */
+int memstat_mtl_sweep(struct memory_type_list *list);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

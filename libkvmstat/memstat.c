@@ -1,0 +1,566 @@
+/*
+ * memstat.c - the memory_type_list: list operations, accessors, caller
+ * slots and refresh bookkeeping (see memstat_internal.h for the design).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memstat_internal.h"
+
+#define BLOCK_FIRST offsetof(struct memory_type, mt_countlimit)
+#define BLOCK_LEN (offsetof(struct memory_type, mt_kegfree) + sizeof(uint64_t) - BLOCK_FIRST)
+_Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
+    "counter block and its rollback copy differ in size");
+
+unsigned long mtl_alloc_events;
+
+static size_t zone_count;
+static size_t zone_sizes[MEMSTAT_ZONES_MAX];
+
+static void *
+xcalloc(size_t n, size_t sz)
+{
+	mtl_alloc_events++;
+	return calloc(n ? n : 1, sz);
+}
+
+static void *
+xrealloc(void *p, size_t sz)
+{
+	mtl_alloc_events++;
+	return realloc(p, sz ? sz : 1);
+}
+
+const char *
+memstat_strerror(int error)
+{
+	switch (error) {
+	case MEMSTAT_ERROR_NOMEMORY:
+		return "Cannot allocate memory";
+	case MEMSTAT_ERROR_VERSION:
+		return "Version mismatch";
+	case MEMSTAT_ERROR_PERMISSION:
+		return "Permission denied";
+	case MEMSTAT_ERROR_DATAERROR:
+		return "Data format error";
+	case MEMSTAT_ERROR_KVM:
+		return "KVM error";
+	case MEMSTAT_ERROR_KVM_NOSYMBOL:
+		return "KVM unable to find symbol";
+	case MEMSTAT_ERROR_KVM_SHORTREAD:
+		return "KVM short read";
+	case MEMSTAT_ERROR_UNDEFINED:
+	default:
+		return "Unknown error";
+	}
+}
+
+/* ------------------------------------------------------------------ lists */
+
+struct memory_type_list *
+memstat_mtl_alloc(void)
+{
+	struct memory_type_list *l = xcalloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return NULL;
+	l->mtl_error = MEMSTAT_ERROR_UNDEFINED;
+	return l;
+}
+
+struct memory_type *
+memstat_mtl_first(struct memory_type_list *list)
+{
+	return list->mtl_head;
+}
+
+struct memory_type *
+memstat_mtl_next(struct memory_type *mtp)
+{
+	return mtp->mt_next;
+}
+
+struct memory_type *
+memstat_mtl_find(struct memory_type_list *list, int allocator, const char *name)
+{
+	struct memory_type *mt;
+
+	for (mt = list->mtl_head; mt != NULL; mt = mt->mt_next)
+		if ((allocator == ALLOCATOR_ANY || mt->mt_allocator == allocator) &&
+		    strcmp(mt->mt_name, name) == 0)
+			return mt;
+	return NULL;
+}
+
+static void
+free_entry(struct memory_type *mt)
+{
+	free(mt->mt_percpu_alloc);
+	free(mt->mt_percpu_cache);
+	free(mt->mt_saved_pcpu);
+	free(mt);
+}
+
+void
+memstat_mtl_free(struct memory_type_list *list)
+{
+	struct memory_type *mt, *next;
+
+	if (list == NULL)
+		return;
+	for (mt = list->mtl_head; mt != NULL; mt = next) {
+		next = mt->mt_next;
+		free_entry(mt);
+	}
+	free(list->mtl_hash);
+	free(list);
+}
+
+int
+memstat_mtl_geterror(struct memory_type_list *list)
+{
+	return list->mtl_error;
+}
+
+size_t
+memstat_mtl_count(struct memory_type_list *list)
+{
+	return list->mtl_count;
+}
+
+/* ------------------------------------------------------------------ hash */
+
+static size_t
+slot_of(const struct memory_type_list *l, int allocator, uint64_t kaddr)
+{
+	uint64_t h = (kaddr ^ (uint64_t)allocator << 56) * 0x9E3779B97F4A7C15ULL;
+	return (size_t)(h >> 20) & l->mtl_hmask;
+}
+
+static void
+hash_put(struct memory_type_list *l, struct memory_type *mt)
+{
+	size_t i = slot_of(l, mt->mt_allocator, mt->mt_kaddr);
+
+	while (l->mtl_hash[i] != NULL)
+		i = (i + 1) & l->mtl_hmask;
+	l->mtl_hash[i] = mt;
+}
+
+/* Rebuild the table with room for `need` entries at load <= 1/2. */
+static int
+hash_rebuild(struct memory_type_list *l, size_t need)
+{
+	size_t size = 64;
+	struct memory_type *mt;
+
+	while (size < need * 2)
+		size <<= 1;
+	if (size - 1 != l->mtl_hmask || l->mtl_hash == NULL) {
+		struct memory_type **h = xcalloc(size, sizeof(*h));
+		if (h == NULL)
+			return -1;
+		free(l->mtl_hash);
+		l->mtl_hash = h;
+		l->mtl_hmask = size - 1;
+	} else
+		memset(l->mtl_hash, 0, size * sizeof(*l->mtl_hash));
+	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
+		hash_put(l, mt);
+	return 0;
+}
+
+static struct memory_type *
+hash_get(const struct memory_type_list *l, int allocator, uint64_t kaddr)
+{
+	size_t i;
+
+	if (l->mtl_hash == NULL)
+		return NULL;
+	for (i = slot_of(l, allocator, kaddr); l->mtl_hash[i] != NULL; i = (i + 1) & l->mtl_hmask)
+		if (l->mtl_hash[i]->mt_kaddr == kaddr && l->mtl_hash[i]->mt_allocator == allocator)
+			return l->mtl_hash[i];
+	return NULL;
+}
+
+static void
+unlink_entry(struct memory_type_list *l, struct memory_type *mt)
+{
+	if (mt->mt_prev != NULL)
+		mt->mt_prev->mt_next = mt->mt_next;
+	else
+		l->mtl_head = mt->mt_next;
+	if (mt->mt_next != NULL)
+		mt->mt_next->mt_prev = mt->mt_prev;
+	l->mtl_count--;
+}
+
+int
+memstat_mtl_sweep(struct memory_type_list *list)
+{
+	struct memory_type *mt, *next;
+	int n = 0;
+
+	for (mt = list->mtl_head; mt != NULL; mt = next) {
+		next = mt->mt_next;
+		if (mt->mt_vanished) {
+			unlink_entry(list, mt);
+			free_entry(mt);
+			n++;
+		}
+	}
+	if (n > 0 && list->mtl_hash != NULL)
+		hash_rebuild(list, list->mtl_count);   /* same size: no allocation */
+	return n;
+}
+
+/* --------------------------------------------------------------- refresh */
+
+static int
+grow_cpus(struct memory_type *mt, unsigned n)
+{
+	void *a, *c, *s;
+
+	if (n <= mt->mt_capcpus)
+		return 0;
+	a = xrealloc(mt->mt_percpu_alloc, n * sizeof(*mt->mt_percpu_alloc));
+	if (a == NULL)
+		return -1;
+	mt->mt_percpu_alloc = a;
+	c = xrealloc(mt->mt_percpu_cache, n * sizeof(*mt->mt_percpu_cache));
+	if (c == NULL)
+		return -1;
+	mt->mt_percpu_cache = c;
+	s = xrealloc(mt->mt_saved_pcpu, n * sizeof(*mt->mt_saved_pcpu));
+	if (s == NULL)
+		return -1;
+	mt->mt_saved_pcpu = s;
+	/* New slots, caller-owned ones included, start zeroed. */
+	memset(mt->mt_percpu_alloc + mt->mt_capcpus, 0,
+	    (n - mt->mt_capcpus) * sizeof(*mt->mt_percpu_alloc));
+	memset(mt->mt_percpu_cache + mt->mt_capcpus, 0,
+	    (n - mt->mt_capcpus) * sizeof(*mt->mt_percpu_cache));
+	memset(mt->mt_saved_pcpu + mt->mt_capcpus, 0,
+	    (n - mt->mt_capcpus) * sizeof(*mt->mt_saved_pcpu));
+	mt->mt_capcpus = n;
+	return 0;
+}
+
+int
+mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
+{
+	struct memory_type *mt;
+	unsigned c;
+
+	l->mtl_gen++;
+	l->mtl_maxcpus = maxcpus;
+	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
+		if (mt->mt_allocator != allocator)
+			continue;
+		if (grow_cpus(mt, maxcpus) != 0) {
+			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+			return -1;
+		}
+		memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
+		mt->mt_saved_vanished = mt->mt_vanished;
+		mt->mt_saved_maxcpus = mt->mt_maxcpus;
+		for (c = 0; c < mt->mt_capcpus; c++) {
+			const struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
+			mt->mt_saved_pcpu[c] = (struct mt_percpu_saved){ p->mtp_memalloced,
+			    p->mtp_memfreed, p->mtp_numallocs, p->mtp_numfrees, p->mtp_sizemask,
+			    mt->mt_percpu_cache[c].mtp_free };
+		}
+	}
+	return 0;
+}
+
+static void
+reset_counters(struct memory_type *mt)
+{
+	unsigned c;
+
+	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	for (c = 0; c < mt->mt_capcpus; c++) {
+		struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
+		p->mtp_memalloced = p->mtp_memfreed = p->mtp_numallocs = 0;
+		p->mtp_numfrees = p->mtp_sizemask = 0;
+		mt->mt_percpu_cache[c].mtp_free = 0;
+	}
+}
+
+struct memory_type *
+mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_new)
+{
+	struct memory_type *mt = hash_get(l, allocator, kaddr);
+
+	*is_new = 0;
+	if (mt == NULL) {
+		if ((l->mtl_count + 1) * 2 > l->mtl_hmask + 1 || l->mtl_hash == NULL) {
+			if (hash_rebuild(l, l->mtl_count + 1) != 0)
+				goto nomem;
+		}
+		mt = xcalloc(1, sizeof(*mt));
+		if (mt == NULL || grow_cpus(mt, l->mtl_maxcpus) != 0) {
+			if (mt != NULL)
+				free_entry(mt);
+			goto nomem;
+		}
+		mt->mt_allocator = allocator;
+		mt->mt_kaddr = kaddr;
+		mt->mt_created_gen = l->mtl_gen;
+		/* At the head, as libmemstat inserts: the list ends up in
+		 * reverse discovery order. */
+		mt->mt_next = l->mtl_head;
+		if (l->mtl_head != NULL)
+			l->mtl_head->mt_prev = mt;
+		l->mtl_head = mt;
+		l->mtl_count++;
+		hash_put(l, mt);
+		*is_new = 1;
+	}
+	if (mt->mt_seen_gen != l->mtl_gen)
+		reset_counters(mt);
+	mt->mt_seen_gen = l->mtl_gen;
+	mt->mt_vanished = false;
+	mt->mt_maxcpus = l->mtl_maxcpus;
+	return mt;
+nomem:
+	l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+	return NULL;
+}
+
+void
+mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey)
+{
+	size_t n = strnlen(name, MEMTYPE_MAXNAME - 1);
+
+	memcpy(mt->mt_name, name, n);
+	mt->mt_name[n] = '\0';
+	mt->mt_namekey = namekey;
+}
+
+void
+mtl_refresh_commit(struct memory_type_list *l, int allocator)
+{
+	struct memory_type *mt;
+
+	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
+		if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
+			mt->mt_vanished = true;
+}
+
+void
+mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
+{
+	struct memory_type *mt, *next;
+	bool removed = false;
+	unsigned c;
+
+	for (mt = l->mtl_head; mt != NULL; mt = next) {
+		next = mt->mt_next;
+		if (mt->mt_allocator != allocator)
+			continue;
+		if (mt->mt_created_gen == l->mtl_gen) {
+			unlink_entry(l, mt);
+			free_entry(mt);
+			removed = true;
+			continue;
+		}
+		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
+		mt->mt_vanished = mt->mt_saved_vanished;
+		mt->mt_maxcpus = mt->mt_saved_maxcpus;
+		mt->mt_seen_gen = 0;
+		for (c = 0; c < mt->mt_capcpus; c++) {
+			struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
+			const struct mt_percpu_saved *s = &mt->mt_saved_pcpu[c];
+			p->mtp_memalloced = s->memalloced;
+			p->mtp_memfreed = s->memfreed;
+			p->mtp_numallocs = s->numallocs;
+			p->mtp_numfrees = s->numfrees;
+			p->mtp_sizemask = s->sizemask;
+			mt->mt_percpu_cache[c].mtp_free = s->free;
+		}
+	}
+	if (removed)
+		hash_rebuild(l, l->mtl_count);
+	l->mtl_error = error;
+}
+
+void
+mtl_set_zones(const size_t *sizes, size_t n)
+{
+	if (n > MEMSTAT_ZONES_MAX)
+		n = MEMSTAT_ZONES_MAX;
+	if (n > 0)
+		memcpy(zone_sizes, sizes, n * sizeof(*sizes));
+	zone_count = n;
+}
+
+size_t
+memstat_malloc_zone_get_count(void)
+{
+	return zone_count;
+}
+
+size_t
+memstat_malloc_zone_get_size(size_t n)
+{
+	return n < zone_count ? zone_sizes[n] : (size_t)-1;
+}
+
+int
+memstat_malloc_zone_used(const struct memory_type *mtp, size_t n)
+{
+	return n < 64 && (mtp->mt_sizemask >> n & 1);
+}
+
+/* sysctl sources need a live FreeBSD kernel. */
+int
+memstat_sysctl_all(struct memory_type_list *list, int flags)
+{
+	(void)flags;
+	list->mtl_error = MEMSTAT_ERROR_UNDEFINED;
+	return -1;
+}
+
+int
+memstat_sysctl_malloc(struct memory_type_list *list, int flags)
+{
+	return memstat_sysctl_all(list, flags);
+}
+
+int
+memstat_sysctl_uma(struct memory_type_list *list, int flags)
+{
+	return memstat_sysctl_all(list, flags);
+}
+
+/* -------------------------------------------------------------- accessors */
+
+#define GET(field, name) \
+	uint64_t memstat_get_##name(const struct memory_type *mtp) { return mtp->field; }
+GET(mt_countlimit, countlimit)
+GET(mt_byteslimit, byteslimit)
+GET(mt_sizemask, sizemask)
+GET(mt_size, size)
+GET(mt_rsize, rsize)
+GET(mt_memalloced, memalloced)
+GET(mt_memfreed, memfreed)
+GET(mt_numallocs, numallocs)
+GET(mt_numfrees, numfrees)
+GET(mt_bytes, bytes)
+GET(mt_count, count)
+GET(mt_free, free)
+GET(mt_failures, failures)
+GET(mt_sleeps, sleeps)
+GET(mt_xdomain, xdomain)
+GET(mt_zonefree, zonefree)
+GET(mt_kegfree, kegfree)
+GET(mt_kaddr, kaddr)
+GET(mt_maxused, maxused)
+
+const char *
+memstat_get_name(const struct memory_type *mtp)
+{
+	return mtp->mt_name;
+}
+
+int
+memstat_get_allocator(const struct memory_type *mtp)
+{
+	return mtp->mt_allocator;
+}
+
+int
+memstat_get_vanished(const struct memory_type *mtp)
+{
+	return mtp->mt_vanished;
+}
+
+unsigned
+memstat_get_maxcpus(const struct memory_type *mtp)
+{
+	return mtp->mt_maxcpus;
+}
+
+static bool
+idx_ok(int index)
+{
+	return index >= 0 && index < MEMSTAT_MAXCALLER;
+}
+
+static bool
+cpu_ok(const struct memory_type *mtp, int cpu)
+{
+	return cpu >= 0 && (unsigned)cpu < mtp->mt_capcpus;
+}
+
+void *
+memstat_get_caller_pointer(const struct memory_type *mtp, int index)
+{
+	return idx_ok(index) ? mtp->mt_caller_pointer[index] : NULL;
+}
+
+void
+memstat_set_caller_pointer(struct memory_type *mtp, int index, void *value)
+{
+	if (idx_ok(index))
+		mtp->mt_caller_pointer[index] = value;
+}
+
+uint64_t
+memstat_get_caller_uint64(const struct memory_type *mtp, int index)
+{
+	return idx_ok(index) ? mtp->mt_caller_uint64[index] : 0;
+}
+
+void
+memstat_set_caller_uint64(struct memory_type *mtp, int index, uint64_t value)
+{
+	if (idx_ok(index))
+		mtp->mt_caller_uint64[index] = value;
+}
+
+#define GETPC(field, name) \
+	uint64_t memstat_get_percpu_##name(const struct memory_type *mtp, int cpu) \
+	{ return cpu_ok(mtp, cpu) ? mtp->mt_percpu_alloc[cpu].field : 0; }
+GETPC(mtp_memalloced, memalloced)
+GETPC(mtp_memfreed, memfreed)
+GETPC(mtp_numallocs, numallocs)
+GETPC(mtp_numfrees, numfrees)
+GETPC(mtp_sizemask, sizemask)
+
+uint64_t
+memstat_get_percpu_free(const struct memory_type *mtp, int cpu)
+{
+	return cpu_ok(mtp, cpu) ? mtp->mt_percpu_cache[cpu].mtp_free : 0;
+}
+
+void *
+memstat_get_percpu_caller_pointer(const struct memory_type *mtp, int cpu, int index)
+{
+	return cpu_ok(mtp, cpu) && idx_ok(index) ?
+	    mtp->mt_percpu_alloc[cpu].mtp_caller_pointer[index] : NULL;
+}
+
+void
+memstat_set_percpu_caller_pointer(struct memory_type *mtp, int cpu, int index, void *value)
+{
+	if (cpu_ok(mtp, cpu) && idx_ok(index))
+		mtp->mt_percpu_alloc[cpu].mtp_caller_pointer[index] = value;
+}
+
+uint64_t
+memstat_get_percpu_caller_uint64(const struct memory_type *mtp, int cpu, int index)
+{
+	return cpu_ok(mtp, cpu) && idx_ok(index) ?
+	    mtp->mt_percpu_alloc[cpu].mtp_caller_uint64[index] : 0;
+}
+
+void
+memstat_set_percpu_caller_uint64(struct memory_type *mtp, int cpu, int index, uint64_t value)
+{
+	if (cpu_ok(mtp, cpu) && idx_ok(index))
+		mtp->mt_percpu_alloc[cpu].mtp_caller_uint64[index] = value;
+}

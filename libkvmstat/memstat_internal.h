@@ -1,0 +1,119 @@
+/*
+ * memstat_internal.h - the memory_type_list behind <memstat.h>, and the
+ * refresh protocol the walkers (walk_freebsd_*.c) use to fill it.
+ *
+ * Design story.  libmemstat finds entries by (allocator, name) with a linear
+ * search, re-reads every name byte by byte, and empties the whole list when
+ * a read fails.  Here an entry's identity is the kernel address of its
+ * object, found through a hash, so a refresh is O(n), duplicate names stay
+ * separate rows, and a name is only re-read when its pointer changed.  A
+ * refresh first snapshots each entry's library-owned counters into space
+ * kept with the entry; a failed refresh restores them and drops entries it
+ * created, so the caller keeps the last good picture.  Nothing is allocated
+ * in a steady-state refresh (mtl_alloc_events counts allocations for tests).
+ *
+ * Protocol, per allocator:
+ *   mtl_refresh_begin(l, ALLOCATOR_X, maxcpus);
+ *   for each kernel object:  mt = mtl_upsert(l, ALLOCATOR_X, kaddr, &is_new);
+ *                            if (is_new || mt->mt_namekey != p) mtl_set_name(mt, name, p);
+ *                            fill mt->mt_* and mt->mt_percpu_alloc[c] ...
+ *   mtl_refresh_commit(l, ALLOCATOR_X);        or on failure
+ *   mtl_refresh_abort(l, ALLOCATOR_X, MEMSTAT_ERROR_...);
+ */
+#ifndef MEMSTAT_INTERNAL_H
+#define MEMSTAT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvs_private.h"
+#include "memstat.h"
+
+#define MEMSTAT_ZONES_MAX 64
+
+struct mt_percpu_alloc_s {
+	uint64_t mtp_memalloced;
+	uint64_t mtp_memfreed;
+	uint64_t mtp_numallocs;
+	uint64_t mtp_numfrees;
+	uint64_t mtp_sizemask;
+	void *mtp_caller_pointer[MEMSTAT_MAXCALLER];
+	uint64_t mtp_caller_uint64[MEMSTAT_MAXCALLER];
+};
+
+struct mt_percpu_cache_s {
+	uint64_t mtp_free;
+};
+
+/* Library-owned per-CPU counters, saved for rollback. */
+struct mt_percpu_saved {
+	uint64_t memalloced, memfreed, numallocs, numfrees, sizemask, free;
+};
+
+struct memory_type {
+	int mt_allocator;
+	char mt_name[MEMTYPE_MAXNAME];
+
+	/* Library-owned counters: mt_countlimit .. mt_kegfree are contiguous
+	 * and saved/restored as one block. */
+	uint64_t mt_countlimit;
+	uint64_t mt_byteslimit;
+	uint64_t mt_sizemask;
+	uint64_t mt_size;
+	uint64_t mt_rsize;
+	uint64_t mt_memalloced;
+	uint64_t mt_memfreed;
+	uint64_t mt_numallocs;
+	uint64_t mt_numfrees;
+	uint64_t mt_bytes;
+	uint64_t mt_count;
+	uint64_t mt_free;
+	uint64_t mt_failures;
+	uint64_t mt_sleeps;
+	uint64_t mt_xdomain;
+	uint64_t mt_maxused;
+	uint64_t mt_zonefree;
+	uint64_t mt_kegfree;
+
+	/* Caller-owned: survive refreshes. */
+	void *mt_caller_pointer[MEMSTAT_MAXCALLER];
+	uint64_t mt_caller_uint64[MEMSTAT_MAXCALLER];
+
+	struct mt_percpu_alloc_s *mt_percpu_alloc;   /* [mt_capcpus] */
+	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus] */
+
+	/* Bookkeeping. */
+	uint64_t mt_kaddr;          /* identity */
+	uint64_t mt_namekey;        /* kernel pointer the name was read from */
+	unsigned mt_maxcpus;        /* CPUs of the last refresh */
+	unsigned mt_capcpus;        /* allocated per-CPU slots */
+	bool mt_vanished;
+	uint64_t mt_seen_gen, mt_created_gen;
+	struct memory_type *mt_prev, *mt_next;
+	/* Rollback copy of the counters, taken by mtl_refresh_begin. */
+	uint64_t mt_saved[18];
+	bool mt_saved_vanished;
+	unsigned mt_saved_maxcpus;
+	struct mt_percpu_saved *mt_saved_pcpu;       /* [mt_capcpus] */
+};
+
+struct memory_type_list {
+	struct memory_type *mtl_head;
+	int mtl_error;
+	size_t mtl_count;
+	struct memory_type **mtl_hash;  /* open addressing on (allocator, kaddr) */
+	size_t mtl_hmask;
+	uint64_t mtl_gen;
+	unsigned mtl_maxcpus;
+};
+
+KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus);
+KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int allocator,
+    uint64_t kaddr, int *is_new);
+KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey);
+KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
+KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
+KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
+extern KVS_HIDDEN unsigned long mtl_alloc_events;
+
+#endif

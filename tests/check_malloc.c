@@ -1,0 +1,271 @@
+/*
+ * check_malloc.c - memstat_kvm_malloc against the generator's truth for each
+ * malloc(9) generation (5.x, 6-11, 12, 13+), the vmstat -m text of each
+ * generation, and incremental refresh across two cores of one kernel.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "kvmstat.h"
+#include "memstat.h"
+#include "testutil.h"
+
+struct gen {
+	const char *dir, *core;
+	int layout;
+};
+static const struct gen gens[] = {
+	{ "fbsd14", "vmcore.minidump3", 13 },
+	{ "fbsd14", "vmcore.elf", 13 },
+	{ "fbsd14-s2", "mem.raw", 13 },
+	{ "fbsd12", "vmcore.minidump2", 12 },
+	{ "fbsd11", "vmcore.minidump2", 6 },
+	{ "fbsd5", "vmcore.elf", 5 },
+};
+
+static kvs_t *
+open_core(const char *dir, const char *core)
+{
+	char err[KVS_ERRBUF_SIZE], k[256], c[256];
+	kvs_t *kd;
+
+	snprintf(k, sizeof(k), "%s/kernel", strcmp(dir, "fbsd14-s2") == 0 ? "fbsd14" : dir);
+	snprintf(c, sizeof(c), "%s/%s", dir, core);
+	kd = kvs_open(fixture_path(k), fixture_path(c), 0, err);
+	ck_assert_msg(kd != NULL, "%s: %s", c, err);
+	return kd;
+}
+
+static struct memory_type *
+find_addr(struct memory_type_list *l, uint64_t addr)
+{
+	struct memory_type *mt;
+
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+		if (memstat_get_kaddr(mt) == addr)
+			return mt;
+	return NULL;
+}
+
+START_TEST(tables_equal_truth)
+{
+	const struct gen *g = &gens[_i];
+	char rel[256];
+	json_t *t, *types, *row;
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = open_core(g->dir, g->core);
+	size_t i, n = 0;
+	const char *warn;
+
+	snprintf(rel, sizeof(rel), "%s/truth.json", g->dir);
+	t = load_truth(rel);
+	types = json_object_get(json_object_get(t, "malloc"), "types");
+	ck_assert_int_eq(kvs_malloc_layout(kd), g->layout);
+	ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+	/* The type with a bad magic/version is skipped with a warning. */
+	ck_assert_uint_eq(kvs_warnings(kd, &warn), 1);
+	ck_assert_ptr_nonnull(strstr(warn, "skipped"));
+	ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(types));
+	/* List order is the kernel's: libmemstat reverses discovery order. */
+	struct memory_type *mt = memstat_mtl_first(l);
+	json_array_foreach(types, i, row) {
+		struct memory_type *m2 = find_addr(l, jget(row, "addr"));
+		ck_assert_ptr_nonnull(m2);
+		ck_assert_str_eq(memstat_get_name(m2), json_string_value(json_object_get(row, "name")));
+		ck_assert_uint_eq(memstat_get_numallocs(m2), jget(row, "numallocs"));
+		ck_assert_uint_eq(memstat_get_count(m2), jget(row, "inuse"));
+		ck_assert_uint_eq(memstat_get_bytes(m2), jget(row, "memuse_bytes"));
+		ck_assert_uint_eq(memstat_get_sizemask(m2), jget(row, "sizemask"));
+		ck_assert_int_eq(memstat_get_allocator(m2), ALLOCATOR_MALLOC);
+		if (g->layout != 5) {
+			json_t *pc;
+			size_t k;
+			ck_assert_uint_eq(memstat_get_memalloced(m2), jget(row, "memalloced"));
+			ck_assert_uint_eq(memstat_get_memfreed(m2), jget(row, "memfreed"));
+			ck_assert_uint_eq(memstat_get_numfrees(m2), jget(row, "numfrees"));
+			json_array_foreach(json_object_get(row, "percpu"), k, pc) {
+				size_t cpu = jget(pc, "cpu");
+				ck_assert_uint_eq(memstat_get_percpu_numallocs(m2, cpu), jget(pc, "numallocs"));
+				ck_assert_uint_eq(memstat_get_percpu_memfreed(m2, cpu), jget(pc, "memfreed"));
+				ck_assert_uint_eq(memstat_get_percpu_sizemask(m2, cpu), jget(pc, "sizemask"));
+			}
+		} else
+			ck_assert_uint_eq(memstat_get_maxused(m2), jget(row, "maxused"));
+		n++;
+	}
+	(void)mt;
+	ck_assert_uint_eq(n, memstat_mtl_count(l));
+	/* Duplicate names are separate rows; find returns the first. */
+	if (g->layout != 5 || 1) {
+		struct memory_type *a = memstat_mtl_find(l, ALLOCATOR_MALLOC, "devbuf");
+		ck_assert_ptr_nonnull(a);
+		int dups = 0;
+		for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
+			dups += strcmp(memstat_get_name(mt), "devbuf") == 0;
+		ck_assert_int_eq(dups, 2);
+	}
+	/* Zone table */
+	json_t *zs = json_object_get(json_object_get(t, "malloc"), "zone_sizes");
+	ck_assert_uint_eq(memstat_malloc_zone_get_count(), json_array_size(zs));
+	json_array_foreach(zs, i, row)
+		ck_assert_uint_eq(memstat_malloc_zone_get_size(i), jnum(row));
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* `kvmstat malloc` prints exactly the vmstat -m text of the generation. */
+START_TEST(vmstat_text_equals_truth)
+{
+	const struct gen *g = &gens[_i];
+	char rel[256], cmd[2048], *out, *want;
+	json_t *t, *line;
+	size_t i, len = 0;
+	int st;
+
+	snprintf(rel, sizeof(rel), "%s/truth.json", g->dir);
+	t = load_truth(rel);
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s/%s/%s -m 2>/dev/null", build_path("analyzers/kvmstat"),
+	    fixture_path(strcmp(g->dir, "fbsd14-s2") == 0 ? "fbsd14/kernel" :
+	    (snprintf(rel, sizeof(rel), "%s/kernel", g->dir), rel)),
+	    getenv("KVS_FIXTURES") ? getenv("KVS_FIXTURES") : "fixtures/cores", g->dir, g->core);
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	want = calloc(1, 1 << 20);
+	json_array_foreach(json_object_get(t, "vmstat_m"), i, line) {
+		const char *s = json_string_value(line);
+		memcpy(want + len, s, strlen(s));
+		len += strlen(s);
+		want[len++] = '\n';
+	}
+	/* The hostile name is printed escaped, never raw. */
+	ck_assert_ptr_null(strchr(out, 0x1b));
+	/* Compare line by line except escaped names. */
+	char *o = out, *w = want;
+	while (*w != '\0') {
+		char *oe = strchr(o, '\n'), *we = strchr(w, '\n');
+		ck_assert_ptr_nonnull(oe);
+		*oe = *we = '\0';
+		if (strstr(w, "evil") == NULL)
+			ck_assert_str_eq(o, w);
+		else
+			ck_assert_ptr_nonnull(strstr(o, "evil\\x1b[2J\\x1b]0;pwned\\x07"));
+		o = oe + 1;
+		w = we + 1;
+	}
+	ck_assert_str_eq(o, "");
+	free(out);
+	free(want);
+	json_decref(t);
+}
+END_TEST
+
+/*
+ * Two cores of one kernel taken at two moments: caller slots survive, counts
+ * change, new types appear; a failed refresh keeps the earlier contents.
+ */
+static void
+refresh_pair(const char *dir, const char *core1)
+{
+	char core2[128], rel[256];
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	json_t *t2;
+	kvs_t *kd;
+	size_t n1, i;
+	json_t *row;
+
+	kd = open_core(dir, core1);
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	kvs_close(kd);
+	n1 = memstat_mtl_count(l);
+	i = 0;
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt), i++) {
+		memstat_set_caller_uint64(mt, 0, memstat_get_kaddr(mt) ^ 0x5a5a);
+		memstat_set_caller_pointer(mt, 1, mt);
+		memstat_set_percpu_caller_uint64(mt, 0, 3, 1000 + i);
+	}
+	/* A truncated second core: the refresh fails and the data stays. */
+	snprintf(core2, sizeof(core2), "%s.t2", core1);
+	snprintf(rel, sizeof(rel), "%s/%s", dir, core2);
+	{
+		const char *trunc = path_join(test_tmpdir(), "trunc.core");
+		char err[KVS_ERRBUF_SIZE], k[256];
+		size_t len;
+		void *b = read_file(fixture_path(rel), &len);
+		ck_assert_ptr_nonnull(b);
+		free(b);
+		/* Cut into the data pages: the header still opens, reads fail. */
+		ck_assert_int_eq(copy_prefix(fixture_path(rel), trunc, len - 40960), 0);
+		snprintf(k, sizeof(k), "%s/kernel", dir);
+		kd = kvs_open(fixture_path(k), trunc, KVS_O_NOVERIFY, err);
+		if (kd != NULL) {
+			uint64_t before = memstat_get_numallocs(memstat_mtl_first(l));
+			ck_assert_int_eq(memstat_kvm_malloc(l, kd), -1);
+			ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM);
+			ck_assert_int_gt(strlen(kvs_geterr(kd)), 0);
+			ck_assert_uint_eq(memstat_mtl_count(l), n1);
+			ck_assert_uint_eq(memstat_get_numallocs(memstat_mtl_first(l)), before);
+			kvs_close(kd);
+		}
+	}
+	kd = open_core(dir, core2);
+	ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+	snprintf(rel, sizeof(rel), "%s/truth.t2.json", dir);
+	t2 = load_truth(rel);
+	ck_assert_uint_eq(memstat_mtl_count(l), n1 + 3);
+	json_array_foreach(json_object_get(json_object_get(t2, "malloc"), "types"), i, row) {
+		mt = find_addr(l, jget(row, "addr"));
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(row, "numallocs"));
+		ck_assert_uint_eq(memstat_get_bytes(mt), jget(row, "memuse_bytes"));
+		if (strncmp(memstat_get_name(mt), "newtype", 7) == 0) {
+			ck_assert_uint_eq(memstat_get_caller_uint64(mt, 0), 0);
+			ck_assert_uint_eq(memstat_get_percpu_caller_uint64(mt, 0, 3), 0);
+		} else {
+			ck_assert_uint_eq(memstat_get_caller_uint64(mt, 0), memstat_get_kaddr(mt) ^ 0x5a5a);
+			ck_assert_ptr_eq(memstat_get_caller_pointer(mt, 1), mt);
+			ck_assert_uint_ge(memstat_get_percpu_caller_uint64(mt, 0, 3), 1000);
+		}
+	}
+	memstat_mtl_free(l);
+	json_decref(t2);
+}
+
+START_TEST(refresh_fbsd14)
+{
+	refresh_pair("fbsd14", "vmcore.minidump3");
+}
+END_TEST
+
+START_TEST(refresh_fbsd12)
+{
+	refresh_pair("fbsd12", "vmcore.minidump2");
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("malloc");
+	TCase *tc = tcase_create("walker");
+	SRunner *sr;
+	int nf;
+	int n = (int)(sizeof(gens) / sizeof(gens[0]));
+
+	tcase_add_loop_test(tc, tables_equal_truth, 0, n);
+	tcase_add_loop_test(tc, vmstat_text_equals_truth, 0, n);
+	tcase_add_test(tc, refresh_fbsd14);
+	tcase_add_test(tc, refresh_fbsd12);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
