@@ -98,6 +98,7 @@ free_entry(struct memory_type *mt)
 {
 	free(mt->mt_percpu_alloc);
 	free(mt->mt_percpu_cache);
+	free(mt->mt_percpu_caller);
 	free(mt->mt_saved_pcpu);
 	free(mt);
 }
@@ -218,75 +219,89 @@ memstat_mtl_sweep(struct memory_type_list *list)
 /* --------------------------------------------------------------- refresh */
 
 static int
-grow_cpus(struct memory_type *mt, unsigned n)
+grow_array(void **p, size_t elem, unsigned have, unsigned n)
 {
-	void *a, *c, *s;
+	void *a = xrealloc(*p, n * elem);
 
-	if (n <= mt->mt_capcpus)
-		return 0;
-	a = xrealloc(mt->mt_percpu_alloc, n * sizeof(*mt->mt_percpu_alloc));
 	if (a == NULL)
 		return -1;
-	mt->mt_percpu_alloc = a;
-	c = xrealloc(mt->mt_percpu_cache, n * sizeof(*mt->mt_percpu_cache));
-	if (c == NULL)
-		return -1;
-	mt->mt_percpu_cache = c;
-	s = xrealloc(mt->mt_saved_pcpu, n * sizeof(*mt->mt_saved_pcpu));
-	if (s == NULL)
-		return -1;
-	mt->mt_saved_pcpu = s;
 	/* New slots, caller-owned ones included, start zeroed. */
-	memset(mt->mt_percpu_alloc + mt->mt_capcpus, 0,
-	    (n - mt->mt_capcpus) * sizeof(*mt->mt_percpu_alloc));
-	memset(mt->mt_percpu_cache + mt->mt_capcpus, 0,
-	    (n - mt->mt_capcpus) * sizeof(*mt->mt_percpu_cache));
-	memset(mt->mt_saved_pcpu + mt->mt_capcpus, 0,
-	    (n - mt->mt_capcpus) * sizeof(*mt->mt_saved_pcpu));
+	memset((char *)a + have * elem, 0, (n - have) * elem);
+	*p = a;
+	return 0;
+}
+
+static int
+grow_cpus(struct memory_type *mt, unsigned n)
+{
+	if (n <= mt->mt_capcpus)
+		return 0;
+	if (grow_array((void **)&mt->mt_percpu_alloc, sizeof(*mt->mt_percpu_alloc),
+	    mt->mt_capcpus, n) != 0 ||
+	    grow_array((void **)&mt->mt_percpu_cache, sizeof(*mt->mt_percpu_cache),
+	    mt->mt_capcpus, n) != 0 ||
+	    grow_array((void **)&mt->mt_saved_pcpu, sizeof(*mt->mt_saved_pcpu),
+	    mt->mt_capcpus, n) != 0 ||
+	    (mt->mt_percpu_caller != NULL &&
+	    grow_array((void **)&mt->mt_percpu_caller, sizeof(*mt->mt_percpu_caller),
+	    mt->mt_capcpus, n) != 0))
+		return -1;
 	mt->mt_capcpus = n;
 	return 0;
+}
+
+/* Per-CPU caller slots exist once a caller sets one. */
+static struct mt_percpu_caller_s *
+caller_slots(struct memory_type *mt, int cpu)
+{
+	if (mt->mt_percpu_caller == NULL) {
+		mt->mt_percpu_caller = xcalloc(mt->mt_capcpus, sizeof(*mt->mt_percpu_caller));
+		if (mt->mt_percpu_caller == NULL)
+			return NULL;
+	}
+	return &mt->mt_percpu_caller[cpu];
 }
 
 int
 mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 {
 	struct memory_type *mt;
-	unsigned c;
 
 	l->mtl_gen++;
 	l->mtl_maxcpus = maxcpus;
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
-		if (mt->mt_allocator != allocator)
-			continue;
-		if (grow_cpus(mt, maxcpus) != 0) {
+		if (mt->mt_allocator == allocator && grow_cpus(mt, maxcpus) != 0) {
 			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
 			return -1;
-		}
-		memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
-		mt->mt_saved_vanished = mt->mt_vanished;
-		mt->mt_saved_maxcpus = mt->mt_maxcpus;
-		for (c = 0; c < mt->mt_capcpus; c++) {
-			const struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
-			mt->mt_saved_pcpu[c] = (struct mt_percpu_saved){ p->mtp_memalloced,
-			    p->mtp_memfreed, p->mtp_numallocs, p->mtp_numfrees, p->mtp_sizemask,
-			    mt->mt_percpu_cache[c].mtp_free };
 		}
 	}
 	return 0;
 }
 
+/* Keep the entry's counters for mtl_refresh_abort: taken when a refresh
+ * first touches the entry, while its lines are in cache anyway. */
 static void
-reset_counters(struct memory_type *mt)
+snapshot(struct memory_type *mt)
 {
 	unsigned c;
 
-	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
+	mt->mt_saved_vanished = mt->mt_vanished;
+	mt->mt_saved_maxcpus = mt->mt_maxcpus;
 	for (c = 0; c < mt->mt_capcpus; c++) {
-		struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
-		p->mtp_memalloced = p->mtp_memfreed = p->mtp_numallocs = 0;
-		p->mtp_numfrees = p->mtp_sizemask = 0;
-		mt->mt_percpu_cache[c].mtp_free = 0;
+		const struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
+		mt->mt_saved_pcpu[c] = (struct mt_percpu_saved){ p->mtp_memalloced,
+		    p->mtp_memfreed, p->mtp_numallocs, p->mtp_numfrees, p->mtp_sizemask,
+		    mt->mt_percpu_cache[c].mtp_free };
 	}
+}
+
+static void
+reset_counters(struct memory_type *mt)
+{
+	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	memset(mt->mt_percpu_alloc, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_alloc));
+	memset(mt->mt_percpu_cache, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_cache));
 }
 
 struct memory_type *
@@ -319,8 +334,11 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 		hash_put(l, mt);
 		*is_new = 1;
 	}
-	if (mt->mt_seen_gen != l->mtl_gen)
+	if (mt->mt_seen_gen != l->mtl_gen) {
+		if (!*is_new)
+			snapshot(mt);
 		reset_counters(mt);
+	}
 	mt->mt_seen_gen = l->mtl_gen;
 	mt->mt_vanished = false;
 	mt->mt_maxcpus = l->mtl_maxcpus;
@@ -367,6 +385,8 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 			removed = true;
 			continue;
 		}
+		if (mt->mt_seen_gen != l->mtl_gen)
+			continue;       /* not touched by the failed refresh */
 		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
@@ -540,27 +560,31 @@ memstat_get_percpu_free(const struct memory_type *mtp, int cpu)
 void *
 memstat_get_percpu_caller_pointer(const struct memory_type *mtp, int cpu, int index)
 {
-	return cpu_ok(mtp, cpu) && idx_ok(index) ?
-	    mtp->mt_percpu_alloc[cpu].mtp_caller_pointer[index] : NULL;
+	return cpu_ok(mtp, cpu) && idx_ok(index) && mtp->mt_percpu_caller != NULL ?
+	    mtp->mt_percpu_caller[cpu].mtp_caller_pointer[index] : NULL;
 }
 
 void
 memstat_set_percpu_caller_pointer(struct memory_type *mtp, int cpu, int index, void *value)
 {
-	if (cpu_ok(mtp, cpu) && idx_ok(index))
-		mtp->mt_percpu_alloc[cpu].mtp_caller_pointer[index] = value;
+	struct mt_percpu_caller_s *c;
+
+	if (cpu_ok(mtp, cpu) && idx_ok(index) && (c = caller_slots(mtp, cpu)) != NULL)
+		c->mtp_caller_pointer[index] = value;
 }
 
 uint64_t
 memstat_get_percpu_caller_uint64(const struct memory_type *mtp, int cpu, int index)
 {
-	return cpu_ok(mtp, cpu) && idx_ok(index) ?
-	    mtp->mt_percpu_alloc[cpu].mtp_caller_uint64[index] : 0;
+	return cpu_ok(mtp, cpu) && idx_ok(index) && mtp->mt_percpu_caller != NULL ?
+	    mtp->mt_percpu_caller[cpu].mtp_caller_uint64[index] : 0;
 }
 
 void
 memstat_set_percpu_caller_uint64(struct memory_type *mtp, int cpu, int index, uint64_t value)
 {
-	if (cpu_ok(mtp, cpu) && idx_ok(index))
-		mtp->mt_percpu_alloc[cpu].mtp_caller_uint64[index] = value;
+	struct mt_percpu_caller_s *c;
+
+	if (cpu_ok(mtp, cpu) && idx_ok(index) && (c = caller_slots(mtp, cpu)) != NULL)
+		c->mtp_caller_uint64[index] = value;
 }

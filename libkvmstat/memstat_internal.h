@@ -6,10 +6,11 @@
  * search, re-reads every name byte by byte, and empties the whole list when
  * a read fails.  Here an entry's identity is the kernel address of its
  * object, found through a hash, so a refresh is O(n), duplicate names stay
- * separate rows, and a name is only re-read when its pointer changed.  A
- * refresh first snapshots each entry's library-owned counters into space
- * kept with the entry; a failed refresh restores them and drops entries it
- * created, so the caller keeps the last good picture.  Nothing is allocated
+ * separate rows, and a name is only re-read when its pointer changed.  When
+ * a refresh first touches an entry it snapshots the library-owned counters
+ * into space kept with the entry; a failed refresh restores the entries it
+ * touched and drops those it created, so the caller keeps the last good
+ * picture.  Nothing is allocated
  * in a steady-state refresh (mtl_alloc_events counts allocations for tests).
  *
  * Protocol, per allocator:
@@ -31,12 +32,19 @@
 
 #define MEMSTAT_ZONES_MAX 64
 
+/* Library-owned per-CPU counters.  Unlike libmemstat, the per-CPU caller
+ * slots live apart (struct mt_percpu_caller_s, allocated when a caller first
+ * sets one): a refresh streams through these records for every CPU of every
+ * type, and 256 bytes of slots per record would multiply that traffic. */
 struct mt_percpu_alloc_s {
 	uint64_t mtp_memalloced;
 	uint64_t mtp_memfreed;
 	uint64_t mtp_numallocs;
 	uint64_t mtp_numfrees;
 	uint64_t mtp_sizemask;
+};
+
+struct mt_percpu_caller_s {
 	void *mtp_caller_pointer[MEMSTAT_MAXCALLER];
 	uint64_t mtp_caller_uint64[MEMSTAT_MAXCALLER];
 };
@@ -81,6 +89,7 @@ struct memory_type {
 
 	struct mt_percpu_alloc_s *mt_percpu_alloc;   /* [mt_capcpus] */
 	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus] */
+	struct mt_percpu_caller_s *mt_percpu_caller; /* [mt_capcpus] or NULL */
 
 	/* Bookkeeping. */
 	uint64_t mt_kaddr;          /* identity */
@@ -90,7 +99,7 @@ struct memory_type {
 	bool mt_vanished;
 	uint64_t mt_seen_gen, mt_created_gen;
 	struct memory_type *mt_prev, *mt_next;
-	/* Rollback copy of the counters, taken by mtl_refresh_begin. */
+	/* Rollback copy of the counters, taken by mtl_upsert. */
 	uint64_t mt_saved[18];
 	bool mt_saved_vanished;
 	unsigned mt_saved_maxcpus;

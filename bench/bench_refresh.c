@@ -1,0 +1,306 @@
+/*
+ * bench_refresh.c - cost of memstat_kvm_malloc refreshes against the number
+ * of malloc types and CPUs, next to a naive libmemstat-style refresh.
+ *
+ * For each (types, CPUs) it builds a raw image from the bundled FreeBSD 14
+ * fixture: the fixture's memory, then (through the DMAP) N malloc_type
+ * records, their names, and 13+-style per-CPU statistics reached through
+ * __pcpu offsets for every CPU.  It then times
+ *   ours:  memstat_kvm_malloc() on a list that already holds the types
+ *          (steady state: identity hash, names not re-read, no allocation);
+ *   naive: what libmemstat does: read each name byte by byte, find the
+ *          entry by a linear search on the name, read each CPU's record.
+ *
+ *   bench_refresh [fixture-dir] [tmp-dir] [max-types]
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kread.h"
+#include "memstat_internal.h"
+
+#define DMAP 0xfffff80000000000ULL
+#define KB   0xffffffff80000000ULL
+#define AREA 0x1000000ULL          /* first PA the bench writes */
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int fd;
+
+static void
+put(uint64_t pa, const void *b, size_t n)
+{
+	if (pwrite(fd, b, n, (off_t)pa) != (ssize_t)n) {
+		perror("pwrite");
+		exit(1);
+	}
+}
+
+static void
+put64(uint64_t pa, uint64_t v)
+{
+	put(pa, &v, 8);
+}
+
+static uint64_t
+sym_pa(kvs_t *kd, const char *name)
+{
+	uint64_t a;
+
+	if (kvs_symbol(kd, name, &a, NULL) != 0) {
+		fprintf(stderr, "%s\n", kvs_geterr(kd));
+		exit(1);
+	}
+	return a - KB;
+}
+
+static uint64_t
+member(kvs_t *kd, const char *t, const char *m)
+{
+	struct kvs_typeinfo ti;
+
+	if (kvs_member(kd, t, m, &ti) != 0) {
+		fprintf(stderr, "%s\n", kvs_geterr(kd));
+		exit(1);
+	}
+	return ti.offset;
+}
+
+/* Build the image; returns 0. */
+static void
+build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
+{
+	char src[4096], err[KVS_ERRBUF_SIZE];
+	uint8_t *img;
+	size_t n;
+	FILE *f;
+	kvs_t *kd;
+	uint64_t next = 0, pcpu, names, types, zone = 0, slot = 64;
+	unsigned i, c;
+
+	snprintf(src, sizeof(src), "%s/mem.raw", fixdir);
+	f = fopen(src, "rb");
+	if (f == NULL) {
+		perror(src);
+		exit(1);
+	}
+	img = malloc(8 << 20);
+	n = fread(img, 1, 8 << 20, f);
+	fclose(f);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(0, img, n);
+	free(img);
+	snprintf(src, sizeof(src), "%s/kernel", fixdir);
+	kd = kvs_open(src, path, KVS_O_RAW, err);
+	if (kd == NULL) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	uint64_t o_next = member(kd, "struct malloc_type", "ks_next");
+	uint64_t o_ver = member(kd, "struct malloc_type", "ks_version");
+	uint64_t o_desc = member(kd, "struct malloc_type", "ks_shortdesc");
+	uint64_t o_st = member(kd, "struct malloc_type", "ks_mti.mti_stats");
+
+	pcpu = AREA;
+	names = pcpu + (uint64_t)ncpus * 4096;
+	types = names + (uint64_t)ntypes * 16;
+	types = (types + 4095) & ~4095ULL;
+	zone = types + (uint64_t)ntypes * 112;
+	zone = (zone + 4095) & ~4095ULL;
+	for (i = 0; i < ntypes; i++) {
+		char nm[16];
+		uint8_t mt[112] = { 0 };
+		uint64_t st[8] = { 0 };
+
+		if (slot == 64) {               /* a new per-CPU stats region */
+			slot = 0;
+			if (i > 0)
+				zone += (uint64_t)ncpus * 4096;
+		}
+		snprintf(nm, sizeof(nm), "type%05u", i);
+		put(names + i * 16ULL, nm, 16);
+		uint64_t rec = zone + slot * 64;
+		for (c = 0; c < ncpus; c++) {
+			st[0] = (i + 1) * 1000ULL + c;
+			st[1] = (i + 1) * 500ULL;
+			st[2] = 10 + c;
+			st[3] = 5;
+			st[4] = 1ULL << (i % 14);
+			put(rec + c * 4096ULL, st, 64);
+		}
+		slot++;
+		memcpy(mt + o_next, &next, 8);
+		uint64_t v = 2020110501, d = DMAP + names + i * 16ULL;
+		uint64_t off = (DMAP + rec) - (DMAP + pcpu);
+		memcpy(mt + o_ver, &v, 8);
+		memcpy(mt + o_desc, &d, 8);
+		memcpy(mt + o_st, &off, 8);
+		put(types + i * 112ULL, mt, 112);
+		next = DMAP + types + i * 112ULL;
+	}
+	put64(sym_pa(kd, "kmemstatistics"), next);
+	put64(sym_pa(kd, "__pcpu"), DMAP + pcpu);
+	{
+		int32_t maxid = (int32_t)ncpus - 1, nc = (int32_t)ncpus;
+		uint8_t bits[128] = { 0 };
+		put(sym_pa(kd, "mp_maxid"), &maxid, 4);
+		put(sym_pa(kd, "mp_ncpus"), &nc, 4);
+		for (c = 0; c < ncpus; c++)
+			bits[c / 8] |= 1 << (c % 8);
+		put(sym_pa(kd, "all_cpus"), bits, sizeof(bits));
+	}
+	kvs_close(kd);
+	close(fd);
+}
+
+/* ------------------------------------------------ the naive baseline */
+
+struct naive {
+	char name[32];
+	uint64_t memalloced, memfreed, numallocs, numfrees, sizemask;
+	uint64_t *percpu;       /* 5 per CPU */
+};
+
+static int
+naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus,
+    uint64_t o_next, uint64_t o_desc, uint64_t o_st, uint64_t pcpu_base)
+{
+	uint64_t head, addr, p;
+	uint8_t mt[112];
+
+	kvs_symbol(kd, "kmemstatistics", &addr, NULL);
+	if (kvs_read(kd, addr, &head, 8) != 0)
+		return -1;
+	for (p = head; p != 0;) {
+		char name[32];
+		size_t i, k;
+		struct naive *e = NULL;
+		uint64_t desc, off;
+
+		if (kvs_read(kd, p, mt, sizeof(mt)) != 0)
+			return -1;
+		memcpy(&desc, mt + o_desc, 8);
+		for (i = 0; i < sizeof(name) - 1; i++) {      /* byte by byte */
+			if (kvs_read(kd, desc + i, &name[i], 1) != 0)
+				return -1;
+			if (name[i] == '\0')
+				break;
+		}
+		name[i] = '\0';
+		for (k = 0; k < *n; k++)                       /* linear search */
+			if (strcmp((*arr)[k].name, name) == 0) {
+				e = &(*arr)[k];
+				break;
+			}
+		if (e == NULL) {
+			*arr = realloc(*arr, (*n + 1) * sizeof(**arr));
+			e = &(*arr)[(*n)++];
+			memset(e, 0, sizeof(*e));
+			e->percpu = malloc(5 * 8 * ncpus);
+			strcpy(e->name, name);
+		}
+		e->memalloced = e->memfreed = e->numallocs = e->numfrees = e->sizemask = 0;
+		memcpy(&off, mt + o_st, 8);
+		for (unsigned c = 0; c < ncpus; c++) {
+			uint64_t st[8];
+			if (kvs_read(kd, pcpu_base + off + c * 4096ULL, st, 64) != 0)
+				return -1;
+			e->memalloced += st[0];
+			e->memfreed += st[1];
+			e->numallocs += st[2];
+			e->numfrees += st[3];
+			e->sizemask |= st[4];
+			memcpy(e->percpu + 5 * c, st, 40);
+		}
+		memcpy(&p, mt + o_next, 8);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
+	const char *tmp = argc > 2 ? argv[2] : "/tmp";
+	unsigned maxtypes = argc > 3 ? (unsigned)atoi(argv[3]) : 20000;
+	static const unsigned ntypes[] = { 200, 2000, 20000 }, ncpus[] = { 8, 64, 256 };
+	char path[4096], kernel[4096], err[KVS_ERRBUF_SIZE];
+	size_t ti, ci;
+
+	snprintf(path, sizeof(path), "%s/kvs-bench-refresh.raw", tmp);
+	snprintf(kernel, sizeof(kernel), "%s/kernel", fixdir);
+	printf("%7s %5s %12s %12s %8s %14s\n", "types", "cpus", "ours ms", "naive ms",
+	    "speedup", "steady allocs");
+	for (ti = 0; ti < 3; ti++) {
+		if (ntypes[ti] > maxtypes)
+			continue;
+		for (ci = 0; ci < 3; ci++) {
+			struct memory_type_list *l;
+			struct naive *arr = NULL;
+			size_t n = 0, i;
+			double t0, ours = 1e9, naive = 1e9;
+			unsigned long ev0;
+			kvs_t *kd;
+			int r, reps = ntypes[ti] * ncpus[ci] > 1000000 ? 3 : 10;
+
+			build(fixdir, path, ntypes[ti], ncpus[ci]);
+			kd = kvs_open(kernel, path, KVS_O_RAW, err);
+			if (kd == NULL) {
+				fprintf(stderr, "%s\n", err);
+				return 1;
+			}
+			l = memstat_mtl_alloc();
+			if (memstat_kvm_malloc(l, kd) != 0 || memstat_mtl_count(l) != ntypes[ti]) {
+				fprintf(stderr, "refresh: %s (%zu types)\n", kvs_geterr(kd),
+				    memstat_mtl_count(l));
+				return 1;
+			}
+			ev0 = mtl_alloc_events;
+			for (r = 0; r < reps; r++) {
+				t0 = now();
+				memstat_kvm_malloc(l, kd);
+				if (now() - t0 < ours)
+					ours = now() - t0;
+			}
+			unsigned long allocs = mtl_alloc_events - ev0;
+			uint64_t o_next, o_desc, o_st, pcpu_sym, pcpu_base;
+			struct kvs_typeinfo tt;
+			kvs_member(kd, "struct malloc_type", "ks_next", &tt); o_next = tt.offset;
+			kvs_member(kd, "struct malloc_type", "ks_shortdesc", &tt); o_desc = tt.offset;
+			kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &tt); o_st = tt.offset;
+			kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL);
+			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
+			for (r = 0; r < reps; r++) {
+				t0 = now();
+				if (naive_refresh(kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
+				    pcpu_base) != 0) {
+					fprintf(stderr, "naive: %s\n", kvs_geterr(kd));
+					return 1;
+				}
+				if (now() - t0 < naive)
+					naive = now() - t0;
+			}
+			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", ntypes[ti], ncpus[ci],
+			    ours * 1e3, naive * 1e3, naive / ours, allocs);
+			fflush(stdout);
+			for (i = 0; i < n; i++)
+				free(arr[i].percpu);
+			free(arr);
+			memstat_mtl_free(l);
+			kvs_close(kd);
+		}
+	}
+	unlink(path);
+	return 0;
+}
