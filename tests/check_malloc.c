@@ -260,6 +260,53 @@ START_TEST(clone_agrees)
 }
 END_TEST
 
+/* A kmemstatistics list that loops: a clear error naming the address, and
+ * the list keeps what it had. */
+START_TEST(cyclic_list)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	json_t *types = json_object_get(json_object_get(t, "malloc"), "types");
+	uint64_t head = jget(json_object_get(t, "malloc"), "head");
+	uint64_t third = jget(json_array_get(types, 3), "addr"), pa, next = head;
+	const char *copy = path_join(test_tmpdir(), "cyclic.raw");
+	char err[KVS_ERRBUF_SIZE], want[64];
+	struct memory_type_list *l = memstat_mtl_alloc();
+	size_t len;
+	uint8_t *img;
+	kvs_t *kd = open_core("fbsd14", "mem.raw");
+
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	ck_assert_int_eq(kvs_kvtop(kd, third, &pa), 0);    /* ks_next is at offset 0 */
+	kvs_close(kd);
+	img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	ck_assert_ptr_nonnull(img);
+	memcpy(img + pa, &next, 8);                        /* 4th entry -> head */
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	free(img);
+	kd = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	/* The named node is on the cycle: the head or one of the next four. */
+	{
+		const char *m = strstr(kvs_geterr(kd), "loops back to 0x");
+		uint64_t at;
+		size_t k;
+		int on_cycle = 0;
+		ck_assert_msg(m != NULL, "%s", kvs_geterr(kd));
+		at = strtoull(m + strlen("loops back to "), NULL, 16);
+		for (k = 0; k <= 3; k++)
+			on_cycle |= at == jget(json_array_get(types, k), "addr") || at == head;
+		ck_assert_msg(on_cycle, "%s", kvs_geterr(kd));
+		(void)want;
+	}
+	ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(types));
+	kvs_close(kd);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(refresh_fbsd14)
 {
 	refresh_pair("fbsd14", "vmcore.minidump3");
@@ -284,6 +331,7 @@ main(void)
 	tcase_add_loop_test(tc, tables_equal_truth, 0, n);
 	tcase_add_loop_test(tc, vmstat_text_equals_truth, 0, n);
 	tcase_add_test(tc, clone_agrees);
+	tcase_add_test(tc, cyclic_list);
 	tcase_add_test(tc, refresh_fbsd14);
 	tcase_add_test(tc, refresh_fbsd12);
 	suite_add_tcase(s, tc);
