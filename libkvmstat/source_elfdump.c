@@ -92,6 +92,16 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		kerr_set(e, KVS_E_FORMAT, "ELF dump has no PT_LOAD segments");
 		goto fail;
 	}
+	/* Headers that run into segment data mean e_phnum is wrong. */
+	for (i = 0; i < d->nsegs; i++) {
+		if (d->segs[i].filesz > 0 &&
+		    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > d->segs[i].off) {
+			kerr_set(e, KVS_E_FORMAT, "program header table (%u entries at 0x%llx) "
+			    "overlaps segment data at 0x%llx", eh->e_phnum,
+			    (unsigned long long)eh->e_phoff, (unsigned long long)d->segs[i].off);
+			goto fail;
+		}
+	}
 	qsort(d->segs, d->nsegs, sizeof(*d->segs), cmp_seg);
 	*priv = d;
 	return 0;
