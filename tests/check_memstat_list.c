@@ -1,0 +1,213 @@
+/*
+ * check_memstat_list.c - the memory_type_list without a kernel: identity,
+ * find semantics, caller slots across refreshes, zeroed per-CPU slots,
+ * vanished entries and sweep, rollback of a failed refresh, CPU growth,
+ * zone helpers, error strings, and no allocation in a steady refresh.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memstat_internal.h"
+#include "testutil.h"
+
+/* One simulated refresh: kaddrs[i] named names[i], counters from `base`. */
+static void
+refresh(struct memory_type_list *l, const uint64_t *kaddrs, const char *const *names,
+    size_t n, unsigned maxcpus, uint64_t base)
+{
+	size_t i;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, maxcpus), 0);
+	for (i = 0; i < n; i++) {
+		int is_new;
+		struct memory_type *mt = mtl_upsert(l, ALLOCATOR_MALLOC, kaddrs[i], &is_new);
+		ck_assert_ptr_nonnull(mt);
+		if (is_new || mt->mt_namekey != kaddrs[i] + 1)
+			mtl_set_name(mt, names[i], kaddrs[i] + 1);
+		mt->mt_numallocs = base + i;
+		mt->mt_count = i;
+		mt->mt_percpu_alloc[maxcpus - 1].mtp_numallocs = base + i;
+	}
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+}
+
+static const uint64_t K[] = { 0x1000, 0x2000, 0x3000, 0x4000 };
+static const char *const N[] = { "devbuf", "temp", "devbuf", "a_name_that_is_longer_than_thirty_one_chars" };
+
+START_TEST(identity_and_find)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int dup = 0;
+
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_UNDEFINED);
+	refresh(l, K, N, 4, 4, 100);
+	ck_assert_uint_eq(memstat_mtl_count(l), 4);
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
+		dup += strcmp(memstat_get_name(mt), "devbuf") == 0;
+	ck_assert_int_eq(dup, 2);
+	/* Inserted at the head: reverse discovery order, find = first match. */
+	mt = memstat_mtl_first(l);
+	ck_assert_uint_eq(memstat_get_kaddr(mt), 0x4000);
+	ck_assert_uint_eq(strlen(memstat_get_name(mt)), MEMTYPE_MAXNAME - 1);
+	mt = memstat_mtl_find(l, ALLOCATOR_MALLOC, "devbuf");
+	ck_assert_uint_eq(memstat_get_kaddr(mt), 0x3000);
+	ck_assert_ptr_eq(memstat_mtl_find(l, ALLOCATOR_ANY, "temp"),
+	    memstat_mtl_find(l, ALLOCATOR_MALLOC, "temp"));
+	ck_assert_ptr_null(memstat_mtl_find(l, ALLOCATOR_UMA, "temp"));
+	ck_assert_ptr_null(memstat_mtl_find(l, ALLOCATOR_ANY, "nope"));
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(caller_slots_and_steady_state)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	unsigned long ev;
+
+	refresh(l, K, N, 4, 4, 100);
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt)) {
+		ck_assert_uint_eq(memstat_get_caller_uint64(mt, 5), 0);
+		ck_assert_ptr_null(memstat_get_percpu_caller_pointer(mt, 3, 0));
+		ck_assert_uint_eq(memstat_get_percpu_caller_uint64(mt, 2, 15), 0);
+		memstat_set_caller_uint64(mt, 5, memstat_get_kaddr(mt));
+		memstat_set_caller_pointer(mt, 0, mt);
+		memstat_set_percpu_caller_uint64(mt, 2, 15, 77);
+	}
+	ev = mtl_alloc_events;
+	refresh(l, K, N, 4, 4, 200);
+	refresh(l, K, N, 4, 4, 300);
+	ck_assert_uint_eq(mtl_alloc_events, ev);               /* nothing allocated */
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt)) {
+		ck_assert_uint_eq(memstat_get_caller_uint64(mt, 5), memstat_get_kaddr(mt));
+		ck_assert_ptr_eq(memstat_get_caller_pointer(mt, 0), mt);
+		ck_assert_uint_eq(memstat_get_percpu_caller_uint64(mt, 2, 15), 77);
+		ck_assert_uint_ge(memstat_get_numallocs(mt), 300);
+	}
+	/* Out-of-range indexes and CPUs are harmless. */
+	mt = memstat_mtl_first(l);
+	memstat_set_caller_uint64(mt, 16, 1);
+	memstat_set_percpu_caller_uint64(mt, 99, 0, 1);
+	ck_assert_uint_eq(memstat_get_caller_uint64(mt, -1), 0);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 4), 0);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(vanished_and_sweep)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+
+	refresh(l, K, N, 4, 2, 10);
+	refresh(l, K, N, 2, 2, 20);                            /* last two gone */
+	ck_assert_uint_eq(memstat_mtl_count(l), 4);
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
+		ck_assert_int_eq(memstat_get_vanished(mt), memstat_get_kaddr(mt) >= 0x3000);
+	ck_assert_int_eq(memstat_mtl_sweep(l), 2);
+	ck_assert_uint_eq(memstat_mtl_count(l), 2);
+	refresh(l, K, N, 4, 2, 30);                            /* they come back as new */
+	ck_assert_uint_eq(memstat_mtl_count(l), 4);
+	ck_assert_ptr_nonnull(memstat_mtl_find(l, ALLOCATOR_MALLOC, "devbuf"));
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(abort_restores)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int is_new;
+
+	refresh(l, K, N, 2, 4, 10);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	ck_assert_int_eq(is_new, 0);
+	ck_assert_uint_eq(mt->mt_numallocs, 0);                /* reset for refill */
+	mt->mt_numallocs = 999;
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, 0x9000, &is_new);
+	ck_assert_int_eq(is_new, 1);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_mtl_count(l), 2);
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt)) {
+		ck_assert_uint_ne(memstat_get_kaddr(mt), 0x9000);
+		ck_assert_uint_eq(memstat_get_numallocs(mt), 10 + (memstat_get_kaddr(mt) == K[1]));
+		ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 10 + (memstat_get_kaddr(mt) == K[1]));
+	}
+	/* The list still works after a rollback. */
+	refresh(l, K, N, 4, 4, 50);
+	ck_assert_uint_eq(memstat_mtl_count(l), 4);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(cpu_growth)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+
+	refresh(l, K, N, 2, 2, 1);
+	mt = memstat_mtl_first(l);
+	memstat_set_percpu_caller_uint64(mt, 1, 0, 5);
+	refresh(l, K, N, 2, 64, 2);
+	ck_assert_uint_eq(memstat_get_maxcpus(mt), 64);
+	ck_assert_uint_eq(memstat_get_percpu_caller_uint64(mt, 1, 0), 5);
+	ck_assert_uint_eq(memstat_get_percpu_caller_uint64(mt, 63, 0), 0);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 63), 2 + 1);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(zones_and_strings)
+{
+	static const size_t sz[] = { 16, 32, 384, 0 };
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+
+	mtl_set_zones(sz, 4);
+	ck_assert_uint_eq(memstat_malloc_zone_get_count(), 4);
+	ck_assert_uint_eq(memstat_malloc_zone_get_size(2), 384);
+	ck_assert_uint_eq(memstat_malloc_zone_get_size(4), (size_t)-1);
+	refresh(l, K, N, 1, 1, 1);
+	mt = memstat_mtl_first(l);
+	mt->mt_sizemask = 0x5;
+	ck_assert_int_eq(memstat_malloc_zone_used(mt, 2), 1);
+	ck_assert_int_eq(memstat_malloc_zone_used(mt, 1), 0);
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_NOMEMORY), "Cannot allocate memory");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_VERSION), "Version mismatch");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_PERMISSION), "Permission denied");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_DATAERROR), "Data format error");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_KVM), "KVM error");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_KVM_NOSYMBOL), "KVM unable to find symbol");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_KVM_SHORTREAD), "KVM short read");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_UNDEFINED), "Unknown error");
+	ck_assert_str_eq(memstat_strerror(4), "Unknown error");
+	ck_assert_int_eq(memstat_sysctl_all(l, 0), -1);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("memstat_list");
+	TCase *tc = tcase_create("list");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, identity_and_find);
+	tcase_add_test(tc, caller_slots_and_steady_state);
+	tcase_add_test(tc, vanished_and_sweep);
+	tcase_add_test(tc, abort_restores);
+	tcase_add_test(tc, cpu_growth);
+	tcase_add_test(tc, zones_and_strings);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
