@@ -1,0 +1,66 @@
+/*
+ * model.h - kvmtop's model: rows over a memory_type_list with deltas and
+ * rates, sorting and filtering.  No curses here: tests drive it directly.
+ *
+ * History lives in each entry's caller slots (libmemstat's intended use), so
+ * a refresh is the list's incremental refresh plus one pass over the rows;
+ * the row array only grows when the kernel gains types.
+ */
+#ifndef TUI_MODEL_H
+#define TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memstat.h"
+
+enum col {
+	COL_NAME, COL_INUSE, COL_MEMUSE, COL_REQUESTS, COL_DINUSE, COL_DMEM,
+	COL_RATE, COL_SIZES, COL__COUNT
+};
+
+struct row {
+	struct memory_type *mt;
+	int64_t d_inuse;        /* since the previous refresh */
+	int64_t d_bytes;
+	double rate;            /* requests per second since the previous refresh */
+};
+
+struct model {
+	struct memory_type_list *list;
+	struct row *rows;       /* visible rows, sorted and filtered */
+	size_t nrows, cap;
+	enum col sort;
+	bool reverse;
+	char filter[64];
+	uint64_t refreshes;
+	double last_time;       /* seconds, monotonic, of the last good refresh */
+	double refresh_ms;      /* cost of the last refresh */
+	bool failed;            /* the last refresh failed; rows are the last good ones */
+	char error[512];
+	uint64_t total_bytes, total_inuse, total_requests;
+	double total_rate;
+};
+
+/* Caller slots used for history (documented so other callers avoid them). */
+#define SLOT_PREV_REQ   0
+#define SLOT_PREV_COUNT 1
+#define SLOT_PREV_BYTES 2
+#define SLOT_SEEN       3
+#define SLOT_DINUSE     4   /* last delta of INUSE (two's complement) */
+#define SLOT_DBYTES     5
+#define SLOT_RATE       6   /* double bits */
+
+int model_init(struct model *m);
+void model_free(struct model *m);
+/* Apply one refresh result: `ok` from memstat_kvm_malloc; `now` in seconds.
+ * Computes deltas/rates, keeps the last good rows on failure. */
+void model_update(struct model *m, bool ok, const char *err, double now, double cost_ms);
+/* Rebuild the visible rows (after sort/filter changes). */
+void model_rebuild(struct model *m);
+void model_set_sort(struct model *m, enum col c);   /* same column twice reverses */
+void model_set_filter(struct model *m, const char *substr);
+const char *col_title(enum col c);
+
+#endif
