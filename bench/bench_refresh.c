@@ -231,6 +231,13 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus,
 int
 main(int argc, char **argv)
 {
+	/* bench_refresh --image PATH TYPES CPUS [fixture-dir]: only build an
+	 * image (used by bench_tui.sh). */
+	if (argc >= 5 && strcmp(argv[1], "--image") == 0) {
+		build(argc > 5 ? argv[5] : "fixtures/cores/fbsd14", argv[2],
+		    (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+		return 0;
+	}
 	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
 	const char *tmp = argc > 2 ? argv[2] : "/tmp";
 	unsigned maxtypes = argc > 3 ? (unsigned)atoi(argv[3]) : 20000;

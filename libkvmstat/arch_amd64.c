@@ -46,10 +46,14 @@ unmapped(uint64_t va, const char *why, struct kvs_error *e)
 	return -1;
 }
 
+/* Page size of the last successful translation (for the handle's cache). */
+static __thread uint64_t last_pgsz;
+
 static void
 done(uint64_t va, uint64_t pa, uint64_t pgsz, uint64_t *pap, uint64_t *run)
 {
 	*pap = pa;
+	last_pgsz = pgsz;
 	if (run != NULL)
 		*run = pgsz - (va & (pgsz - 1));
 }
@@ -135,6 +139,7 @@ amd64_kvtop(const struct amd64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *run
 {
 	if (x->dmap_end > x->dmap_base && va >= x->dmap_base && va < x->dmap_end) {
 		*pa = va - x->dmap_base;
+		last_pgsz = SZ_4K;
 		if (run != NULL)
 			*run = SZ_4K - (va & (SZ_4K - 1));
 		return 0;
@@ -144,4 +149,10 @@ amd64_kvtop(const struct amd64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *run
 	if (x->have_pml4)
 		return walk_pml4(x, va, pa, run, e);
 	return unmapped(va, "no page tables", e);
+}
+
+uint64_t
+amd64_last_pagesize(void)
+{
+	return last_pgsz;
 }

@@ -385,6 +385,44 @@ kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 	return amd64_kvtop(&kd->xlat, kva, pa, NULL, &kd->err);
 }
 
+void
+kvs_tlb_flush(kvs_t *kd)
+{
+	memset(kd->tlb, 0, sizeof(kd->tlb));
+}
+
+/* Translate through the cache; a large page fills one entry for all of it.
+ * The slot is chosen by the 2 MiB frame so 4 KiB neighbours spread out and
+ * a 1 GiB page sits in one slot. */
+static int
+translate(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
+{
+	struct kvs_tlbe *t = &kd->tlb[(va >> 12 ^ va >> 21) & 63];
+	struct kvs_tlbe *big = &kd->tlb[(va >> 30) & 63];
+	uint64_t sz;
+
+	if (t->size != 0 && va - t->va < t->size) {
+		*pa = t->pa + (va - t->va);
+		*run = t->size - (va - t->va);
+		return 0;
+	}
+	if (big->size >= (1ULL << 21) && va - big->va < big->size) {
+		*pa = big->pa + (va - big->va);
+		*run = big->size - (va - big->va);
+		return 0;
+	}
+	if (amd64_kvtop(&kd->xlat, va, pa, run, &kd->err) != 0)
+		return -1;
+	sz = amd64_last_pagesize();
+	if (sz != 0) {
+		struct kvs_tlbe *e = sz >= (1ULL << 21) ? big : t;
+		e->va = va & ~(sz - 1);
+		e->pa = *pa - (va & (sz - 1));
+		e->size = sz;
+	}
+	return 0;
+}
+
 /* Read without clearing the error first (for internal callers too). */
 static int
 read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
@@ -397,7 +435,7 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 		uint64_t pa, run;
 		size_t n;
 
-		if (amd64_kvtop(&kd->xlat, va, &pa, &run, &kd->err) != 0 ||
+		if (translate(kd, va, &pa, &run) != 0 ||
 		    kd->src->read_phys(kd->src_priv, pa, p, n = (size_t)(len < run ? len : run),
 		    &kd->err) != 0) {
 			/* Report the virtual address that faulted. */

@@ -133,6 +133,10 @@ struct amd64_xlat {
 KVS_HIDDEN int amd64_kvtop(const struct amd64_xlat *x, uint64_t va, uint64_t *pa,
     uint64_t *run, struct kvs_error *e);
 
+/* Page size (4K, 2M or 1G) behind the last successful amd64_kvtop in this
+ * thread, so the handle can cache whole large pages. */
+KVS_HIDDEN uint64_t amd64_last_pagesize(void);
+
 /* ---------------------------------------------------------------- symbols */
 
 struct kvs_symtab;
@@ -181,9 +185,17 @@ struct kvs {
 	struct kvs_src_info info;
 	struct amd64_xlat xlat;
 	bool dwarf_tried;
+	/* Translation cache: a small direct-mapped TLB of pages (any size).
+	 * Dumps never change, live memory might: walkers flush it at the start
+	 * of every refresh (kvs_tlb_flush). */
+	struct kvs_tlbe {
+		uint64_t va, pa, size;    /* size 0 = empty */
+	} tlb[64];
 	unsigned nwarn;                   /* warnings since the last walk began */
 	char warn[KVS_MSG_MAX];           /* the first of them */
 };
+
+KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
 
 /* Record a non-fatal problem (a skipped row): counted, first one kept. */
 KVS_HIDDEN void kvs_warn(kvs_t *kd, const char *fmt, ...)

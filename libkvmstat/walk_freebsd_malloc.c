@@ -298,6 +298,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 
 	kerr_clear(&kd->err);
 	kd->nwarn = 0;
+	kvs_tlb_flush(kd);          /* live memory may have remapped since */
 	if (resolve_layout(kd, &L) != 0) {
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		return -1;
