@@ -58,5 +58,7 @@ kvs_t *open_handle(const struct opts *o);
 int cmd_info(kvs_t *kd, const struct opts *o);
 int cmd_dmesg(kvs_t *kd, const struct opts *o);
 int cmd_malloc(kvs_t *kd, const struct opts *o);
+int cmd_gmon(kvs_t *kd, const struct opts *o);
+int cmd_profile(kvs_t *kd, const struct opts *o);
 
 #endif

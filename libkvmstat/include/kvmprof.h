@@ -1,0 +1,54 @@
+/*
+ * kvmprof.h - kernel profiling buffers read from a dump: the gprof state in
+ * _gmonparam (histogram and call arcs), written out as kgmon's gmon.out.
+ * Objects are opaque; everything they return is owned by the object.
+ */
+#ifndef KVMPROF_H
+#define KVMPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvmstat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kvmprof_gmon kvmprof_gmon_t;
+
+/* GMON_PROF_* states */
+#define KVMPROF_ON    0
+#define KVMPROF_BUSY  1
+#define KVMPROF_ERROR 2
+#define KVMPROF_OFF   3
+
+/* Read _gmonparam and its buffers.  NULL with the error on kd when the
+ * kernel has no profiling state or it is inconsistent. */
+kvmprof_gmon_t *kvmprof_gmon_read(kvs_t *kd);
+void kvmprof_gmon_free(kvmprof_gmon_t *g);
+
+int kvmprof_gmon_state(const kvmprof_gmon_t *g);
+uint64_t kvmprof_gmon_lowpc(const kvmprof_gmon_t *g);
+uint64_t kvmprof_gmon_highpc(const kvmprof_gmon_t *g);
+/* Histogram ticks per second: profrate, or the kernel's profhz when 0. */
+int kvmprof_gmon_profrate(const kvmprof_gmon_t *g);
+/* Counter width in bits (16 unless the kernel says otherwise). */
+int kvmprof_gmon_counter_bits(const kvmprof_gmon_t *g);
+size_t kvmprof_gmon_nbins(const kvmprof_gmon_t *g);
+/* Text bytes per bin. */
+uint64_t kvmprof_gmon_binsize(const kvmprof_gmon_t *g);
+uint64_t kvmprof_gmon_bin(const kvmprof_gmon_t *g, size_t i);
+size_t kvmprof_gmon_narcs(const kvmprof_gmon_t *g);
+void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
+    uint64_t *selfpc, int64_t *count);
+
+/* Write the BSD gmon.out that `kgmon -p` writes (header, raw histogram,
+ * raw arcs), atomically: a temporary file renamed into place.  Refuses to
+ * replace an existing file unless `force`.  0 or -1 with errno set. */
+int kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

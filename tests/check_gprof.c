@@ -1,0 +1,328 @@
+/*
+ * check_gprof.c - kernel gprof buffers against the generator's truth, the
+ * gmon.out file, and the independent check: GNU gprof reads our gmon.out
+ * with the fixture kernel and must report the truth's flat profile and
+ * call graph.  Bad buffers give clear errors.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvmprof.h"
+#include "testutil.h"
+
+static kvs_t *
+open_core(const char *dir, const char *core, int flags)
+{
+	char err[KVS_ERRBUF_SIZE], rel[256];
+	kvs_t *kd;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, core);
+	kd = kvs_open(fixture_path("fbsd14/kernel"), core[0] == '/' ? core : fixture_path(rel),
+	    flags, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	return kd;
+}
+
+START_TEST(buffers_equal_truth)
+{
+	const char *dir = _i ? "fbsd14-s2" : "fbsd14";
+	char rel[256];
+	json_t *t, *gt, *f, *a;
+	kvs_t *kd = open_core(dir, "vmcore.minidump3", 0);
+	kvmprof_gmon_t *g;
+	size_t i, k;
+
+	snprintf(rel, sizeof(rel), "%s/truth.json", dir);
+	t = load_truth(rel);
+	gt = json_object_get(t, "gprof");
+	g = kvmprof_gmon_read(kd);
+	ck_assert_msg(g != NULL, "%s", kvs_geterr(kd));
+	ck_assert_int_eq(kvmprof_gmon_state(g), (int)jget(gt, "state"));
+	ck_assert_int_eq(kvmprof_gmon_profrate(g), jget(gt, "profrate") ? (int)jget(gt, "profrate") :
+	    (int)jget(gt, "profhz"));
+	ck_assert_uint_eq(kvmprof_gmon_lowpc(g), jget(gt, "lowpc"));
+	ck_assert_uint_eq(kvmprof_gmon_highpc(g), jget(gt, "highpc"));
+	ck_assert_uint_eq(kvmprof_gmon_nbins(g) * 2, jget(gt, "kcountsize"));
+	json_array_foreach(json_object_get(gt, "functions"), i, f) {
+		uint64_t lo = jget(f, "addr"), hi = lo + jget(f, "size"), sum = 0;
+		for (k = 0; k < kvmprof_gmon_nbins(g); k++) {
+			uint64_t pc = kvmprof_gmon_lowpc(g) + k * kvmprof_gmon_binsize(g);
+			if (pc >= lo && pc < hi)
+				sum += kvmprof_gmon_bin(g, k);
+		}
+		ck_assert_msg(sum == jget(f, "ticks"), "%s: %llu ticks, truth %llu",
+		    json_string_value(json_object_get(f, "name")), (unsigned long long)sum,
+		    (unsigned long long)jget(f, "ticks"));
+	}
+	ck_assert_uint_eq(kvmprof_gmon_narcs(g), json_array_size(json_object_get(gt, "arcs")));
+	json_array_foreach(json_object_get(gt, "arcs"), i, a) {
+		int found = 0;
+		for (k = 0; k < kvmprof_gmon_narcs(g); k++) {
+			uint64_t fp, sp;
+			int64_t c;
+			kvmprof_gmon_arc(g, k, &fp, &sp, &c);
+			found += fp == jget(a, "frompc") && sp == jget(a, "selfpc") &&
+			    (uint64_t)c == jget(a, "count");
+		}
+		ck_assert_int_eq(found, 1);
+	}
+	kvmprof_gmon_free(g);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+START_TEST(gmon_out_file)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof");
+	kvs_t *kd = open_core("fbsd14", "vmcore.elf", 0);
+	kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
+	const char *out = path_join(test_tmpdir(), "gmon.out");
+	size_t len;
+	uint8_t *b;
+	uint64_t u;
+	int32_t v;
+
+	ck_assert_ptr_nonnull(g);
+	unlink(out);
+	ck_assert_int_eq(kvmprof_gmon_write(g, out, 0), 0);
+	ck_assert_int_eq(kvmprof_gmon_write(g, out, 0), -1);      /* no clobbering */
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(kvmprof_gmon_write(g, out, 1), 0);       /* -f */
+	b = read_file(out, &len);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(len, 40 + jget(gt, "kcountsize") + 24 * json_array_size(json_object_get(gt, "arcs")));
+	memcpy(&u, b, 8);
+	ck_assert_uint_eq(u, jget(gt, "lowpc"));
+	memcpy(&u, b + 8, 8);
+	ck_assert_uint_eq(u, jget(gt, "highpc"));
+	memcpy(&v, b + 16, 4);
+	ck_assert_int_eq(v, 40 + (int)jget(gt, "kcountsize"));
+	memcpy(&v, b + 20, 4);
+	ck_assert_int_eq(v, (int)jget(gt, "gmonversion"));
+	memcpy(&v, b + 24, 4);
+	ck_assert_int_eq(v, (int)jget(gt, "profrate"));
+	memcpy(&v, b + 28, 4);
+	ck_assert_int_eq(v, (int)jget(gt, "histcounter_type"));
+	free(b);
+	kvmprof_gmon_free(g);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* GNU gprof, given the fixture kernel and our gmon.out. */
+START_TEST(gnu_gprof_agrees)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof"), *f, *a, *b2;
+	const char *out = path_join(test_tmpdir(), "gprof.gmon");
+	char cmd[4096], *flat, *graph;
+	size_t i, j;
+	int st;
+
+	if (system("command -v gprof >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "GNU gprof not installed: independent check skipped\n");
+		json_decref(t);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s gmon -f -o %s 2>/dev/null", build_path("analyzers/kvmstat"),
+	    fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.minidump3"), out);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "gprof -b -p %s %s", fixture_path("fbsd14/kernel"), out);
+	flat = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	snprintf(cmd, sizeof(cmd), "gprof -b -q %s %s", fixture_path("fbsd14/kernel"), out);
+	graph = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	json_array_foreach(json_object_get(gt, "functions"), i, f) {
+		const char *name = json_string_value(json_object_get(f, "name"));
+		uint64_t calls = 0;
+		char *line, *p;
+		double pct, cum, self;
+		unsigned long long ncalls = 0;
+
+		/* gprof counts self-recursive calls apart from "calls". */
+		json_array_foreach(json_object_get(gt, "arcs"), j, a)
+			if (strcmp(json_string_value(json_object_get(a, "callee")), name) == 0 &&
+			    strcmp(json_string_value(json_object_get(a, "caller")), name) != 0)
+				calls += jget(a, "count");
+		for (line = flat; (p = strstr(line, name)) != NULL; line = p + 1)
+			if (p[strlen(name)] == '\n' || p[strlen(name)] == '\0')
+				break;
+		ck_assert_msg(p != NULL, "%s missing from gprof's flat profile:\n%s", name, flat);
+		while (p > flat && p[-1] != '\n')
+			p--;
+		ck_assert_int_ge(sscanf(p, "%lf %lf %lf %llu", &pct, &cum, &self, &ncalls), 3);
+		ck_assert_msg(fabs(self - json_real_value(json_object_get(f, "seconds"))) < 0.006,
+		    "%s: gprof %.2f s, truth %.4f s", name, self, json_real_value(json_object_get(f, "seconds")));
+		ck_assert_msg(ncalls == calls, "%s: gprof %llu calls, truth %llu", name, ncalls,
+		    (unsigned long long)calls);
+	}
+	/* Call graph: every caller -> callee pair shows "count/total". */
+	json_array_foreach(json_object_get(gt, "arcs"), i, a) {
+		const char *caller = json_string_value(json_object_get(a, "caller"));
+		const char *callee = json_string_value(json_object_get(a, "callee"));
+		uint64_t pair = 0, total = 0;
+		char want[128];
+
+		if (strcmp(caller, callee) == 0)
+			continue;
+		json_array_foreach(json_object_get(gt, "arcs"), j, b2) {
+			const char *c2 = json_string_value(json_object_get(b2, "caller"));
+			const char *e2 = json_string_value(json_object_get(b2, "callee"));
+			if (strcmp(e2, callee) != 0 || strcmp(c2, e2) == 0)
+				continue;
+			total += jget(b2, "count");
+			if (strcmp(c2, caller) == 0)
+				pair += jget(b2, "count");
+		}
+		/* "pair/total caller", or inside a cycle just "pair caller". */
+		snprintf(want, sizeof(want), " %llu/%llu ", (unsigned long long)pair,
+		    (unsigned long long)total);
+		char alt[128];
+		snprintf(alt, sizeof(alt), " %llu ", (unsigned long long)pair);
+		int ok = 0;
+		char *ln = graph;
+		while (ln != NULL && *ln != '\0' && !ok) {
+			char *end = strchr(ln, '\n');
+			size_t n = end ? (size_t)(end - ln) : strlen(ln);
+			char line[512];
+			snprintf(line, sizeof(line), " %.*s ", (int)(n < 500 ? n : 500), ln);
+			ok = (strstr(line, want) != NULL || strstr(line, alt) != NULL) &&
+			    (strstr(line, caller) != NULL || strstr(line, callee) != NULL);
+			ln = end ? end + 1 : NULL;
+		}
+		ck_assert_msg(ok, "call graph lacks %s -> %s (%llu of %llu)", caller, callee,
+		    (unsigned long long)pair, (unsigned long long)total);
+	}
+	free(flat);
+	free(graph);
+	json_decref(t);
+}
+END_TEST
+
+/* kvmstat profile --json: per-function ticks and calls. */
+START_TEST(profile_json)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof"), *f, *j, *r;
+	char cmd[4096], *out;
+	json_error_t je;
+	size_t i, k;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s profile --json", build_path("analyzers/kvmstat"),
+	    fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	j = json_loads(out, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	json_array_foreach(json_object_get(gt, "functions"), i, f) {
+		int found = 0;
+		json_array_foreach(json_object_get(j, "functions"), k, r)
+			if (strcmp(json_string_value(json_object_get(r, "name")),
+			    json_string_value(json_object_get(f, "name"))) == 0) {
+				ck_assert_uint_eq(jget(r, "ticks"), jget(f, "ticks"));
+				ck_assert_uint_eq(jget(r, "calls"), jget(f, "calls"));
+				found = 1;
+			}
+		ck_assert_int_eq(found, 1);
+	}
+	json_decref(j);
+	free(out);
+	json_decref(t);
+}
+END_TEST
+
+/* Patch _gmonparam fields in a copy of the raw image. */
+static const char *
+patched(const char *member, uint64_t value, uint64_t at_tos_link)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof");
+	kvs_t *kd = open_core("fbsd14", "mem.raw", 0);
+	const char *copy = path_join(test_tmpdir(), "gmon.raw");
+	struct kvs_typeinfo ti;
+	uint64_t addr, pa;
+	size_t len;
+	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+
+	ck_assert_int_eq(kvs_symbol(kd, "_gmonparam", &addr, NULL), 0);
+	if (member != NULL) {
+		ck_assert_int_eq(kvs_member(kd, "struct gmonparam", member, &ti), 0);
+		ck_assert_int_eq(kvs_kvtop(kd, addr + ti.offset, &pa), 0);
+		memcpy(img + pa, &value, ti.size);
+	}
+	if (at_tos_link) {
+		/* The first arc of the first used call site links to itself. */
+		uint16_t *fr;
+		uint64_t frp, first = 0, i;
+		ck_assert_int_eq(kvs_kvtop(kd, jget(gt, "froms_addr"), &frp), 0);
+		fr = (uint16_t *)(img + frp);
+		for (i = 0; i < jget(gt, "fromssize") / 2 && first == 0; i++)
+			first = fr[i];
+		ck_assert_int_eq(kvs_kvtop(kd, jget(gt, "tos_addr") + first * 24 + 16, &pa), 0);
+		uint16_t self = (uint16_t)first;
+		memcpy(img + pa, &self, 2);
+	}
+	write_file(copy, img, len);
+	free(img);
+	kvs_close(kd);
+	json_decref(t);
+	return copy;
+}
+
+START_TEST(bad_buffers)
+{
+	kvs_t *kd;
+
+	kd = open_core("fbsd14", patched("kcountsize", 1 << 20, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "larger than the text range"));
+	kvs_close(kd);
+	kd = open_core("fbsd14", patched("kcount", 0xffffffff8f000000ULL, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_UNMAPPED);
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "histogram"));
+	kvs_close(kd);
+	kd = open_core("fbsd14", patched(NULL, 0, 1), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "loops"));
+	kvs_close(kd);
+	kd = open_core("fbsd14", patched("tossize", 1ULL << 40, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	kvs_close(kd);
+	/* A kernel without profiling: clear message. */
+	kd = kvs_open(fixture_path("fbsd12/kernel"), fixture_path("fbsd12/vmcore.minidump2"), 0, NULL);
+	ck_assert_ptr_nonnull(kd);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "GPROF"));
+	kvs_close(kd);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("gprof");
+	TCase *tc = tcase_create("gmon");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, buffers_equal_truth, 0, 2);
+	tcase_add_test(tc, gmon_out_file);
+	tcase_add_test(tc, gnu_gprof_agrees);
+	tcase_add_test(tc, profile_json);
+	tcase_add_test(tc, bad_buffers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
