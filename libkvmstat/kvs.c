@@ -356,6 +356,7 @@ kvs_close(kvs_t *kd)
 		return;
 	if (kd->dwarf != NULL)
 		kvs_dwarf_close(kd->dwarf);
+	kvs_modules_close(kd);
 	if (kd->src != NULL)
 		kd->src->close(kd->src_priv);
 	if (kd->map != NULL)
@@ -529,15 +530,33 @@ kvs_fault_addr(const kvs_t *kd, int *valid)
 int
 kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 {
+	unsigned i;
+
 	ENTER(kd);
-	return kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err);
+	if (kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err) == 0)
+		return 0;
+	/* Then the modules, in the order they were added. */
+	for (i = 0; i < kd->nmods; i++)
+		if (kvs_symtab_lookup(kd->mods[i].syms, name, addr, size, &kd->err) == 0) {
+			kerr_clear(&kd->err);
+			return 0;
+		}
+	return -1;
 }
 
 const char *
 kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 {
+	const char *s;
+	unsigned i;
+
 	ENTER(kd);
-	return kvs_symtab_at(kd->syms, addr, off);
+	if ((s = kvs_symtab_at(kd->syms, addr, off)) != NULL)
+		return s;
+	for (i = 0; i < kd->nmods; i++)
+		if (addr - kd->mods[i].base < kd->mods[i].size)
+			return kvs_symtab_at(kd->mods[i].syms, addr, off);
+	return NULL;
 }
 
 /* -------------------------------------------------------------- types */
@@ -559,22 +578,66 @@ need_dwarf(kvs_t *kd)
 	return 0;
 }
 
+/*
+ * Type queries: the kernel's DWARF first, then each module's (a module's
+ * private structures, dtrace_probe_t say, exist only in its own debug
+ * information).  Only "not found" falls through to the next file.
+ */
+enum tq { TQ_TYPE, TQ_MEMBER, TQ_VARIABLE };
+
+static int
+one_query(struct kvs_dwarf *d, enum tq q, const char *a, const char *b,
+    struct kvs_typeinfo *ti, struct kvs_error *e)
+{
+	switch (q) {
+	case TQ_TYPE:
+		return kvs_dwarf_type(d, a, ti, e);
+	case TQ_MEMBER:
+		return kvs_dwarf_member(d, a, b, ti, e);
+	default:
+		return kvs_dwarf_variable(d, a, ti, e);
+	}
+}
+
+static int
+type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typeinfo *ti)
+{
+	unsigned i;
+
+	if (need_dwarf(kd) != 0)
+		return -1;
+	if (one_query(kd->dwarf, q, a, b, ti, &kd->err) == 0)
+		return 0;
+	for (i = 0; i < kd->nmods && kd->err.status == KVS_E_NOTYPE; i++) {
+		struct kvs_module *m = &kd->mods[i];
+		struct kvs_error e2;
+
+		kerr_clear(&e2);
+		if (m->dwarf == NULL && !m->dwarf_tried) {
+			m->dwarf_tried = true;
+			if (kvs_dwarf_open(&m->dwarf, m->elf, &e2) != 0)
+				m->dwarf = NULL;
+		}
+		if (m->dwarf != NULL && one_query(m->dwarf, q, a, b, ti, &e2) == 0) {
+			kerr_clear(&kd->err);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int
 kvs_type(kvs_t *kd, const char *type, struct kvs_typeinfo *ti)
 {
 	ENTER(kd);
-	if (need_dwarf(kd) != 0)
-		return -1;
-	return kvs_dwarf_type(kd->dwarf, type, ti, &kd->err);
+	return type_query(kd, TQ_TYPE, type, NULL, ti);
 }
 
 int
 kvs_member(kvs_t *kd, const char *type, const char *path, struct kvs_typeinfo *ti)
 {
 	ENTER(kd);
-	if (need_dwarf(kd) != 0)
-		return -1;
-	return kvs_dwarf_member(kd->dwarf, type, path, ti, &kd->err);
+	return type_query(kd, TQ_MEMBER, type, path, ti);
 }
 
 int
@@ -583,9 +646,7 @@ kvs_has_member(kvs_t *kd, const char *type, const char *path)
 	struct kvs_typeinfo ti;
 
 	ENTER(kd);
-	if (need_dwarf(kd) != 0)
-		return -1;
-	if (kvs_dwarf_member(kd->dwarf, type, path, &ti, &kd->err) == 0)
+	if (type_query(kd, TQ_MEMBER, type, path, &ti) == 0)
 		return 1;
 	if (kd->err.status == KVS_E_NOTYPE) {
 		kerr_clear(&kd->err);
@@ -598,9 +659,7 @@ int
 kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti)
 {
 	ENTER(kd);
-	if (need_dwarf(kd) != 0)
-		return -1;
-	return kvs_dwarf_variable(kd->dwarf, var, ti, &kd->err);
+	return type_query(kd, TQ_VARIABLE, var, NULL, ti);
 }
 
 /* --------------------------------------------------------------- info */

@@ -143,6 +143,10 @@ struct kvs_symtab;
 struct Elf; /* libelf's opaque type, kept out of the public header */
 KVS_HIDDEN int kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf,
     struct kvs_error *e);
+/* For relocatable modules: symbol values are offsets into section
+ * st_shndx, placed at secaddr[st_shndx] (0 = not loaded: symbol dropped). */
+KVS_HIDDEN int kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf,
+    const uint64_t *secaddr, size_t nsec, struct kvs_error *e);
 KVS_HIDDEN void kvs_symtab_free(struct kvs_symtab *st);
 /* name may carry one a.out-style leading '_'.  Returns 0 or -1 (KVS_E_NOSYMBOL). */
 KVS_HIDDEN int kvs_symtab_lookup(const struct kvs_symtab *st, const char *name,
@@ -169,8 +173,23 @@ KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if u
 
 /* ------------------------------------------------------------- the handle */
 
+/* A kernel module (.ko, ELF relocatable) loaded at `base` per linker_files. */
+struct kvs_module {
+	char *path;
+	int fd;
+	struct Elf *elf;
+	struct kvs_symtab *syms;
+	struct kvs_dwarf *dwarf;
+	bool dwarf_tried;
+	uint64_t base, size;
+};
+
+#define KVS_MAX_MODULES 64
+
 struct kvs {
 	struct kvs_error err;
+	struct kvs_module mods[KVS_MAX_MODULES];
+	unsigned nmods;
 	char *kernel_path, *core_path;
 	int kernel_fd, core_fd;
 	struct Elf *elf;
@@ -196,6 +215,7 @@ struct kvs {
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+KVS_HIDDEN void kvs_modules_close(kvs_t *kd);
 
 /* Record a non-fatal problem (a skipped row): counted, first one kept. */
 KVS_HIDDEN void kvs_warn(kvs_t *kd, const char *fmt, ...)

@@ -106,6 +106,13 @@ cmp_addr(const void *a, const void *b)
 int
 kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf_, struct kvs_error *e)
 {
+	return kvs_symtab_load_biased(out, elf_, NULL, 0, e);
+}
+
+int
+kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t *secaddr,
+    size_t nsec, struct kvs_error *e)
+{
 	Elf *elf = (Elf *)elf_;
 	Elf_Scn *scn = NULL, *symscn = NULL;
 	GElf_Shdr shdr, symshdr;
@@ -146,6 +153,13 @@ kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf_, struct kvs_error *e)
 		type = GELF_ST_TYPE(s.st_info);
 		if (s.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE)
 			continue;
+		/* A relocatable module's values are section offsets: place them
+		 * where the kernel linker put the section. */
+		if (secaddr != NULL && s.st_shndx < SHN_LORESERVE) {
+			if (s.st_shndx >= nsec || secaddr[s.st_shndx] == 0)
+				continue;
+			s.st_value += secaddr[s.st_shndx];
+		}
 		name = elf_strptr(elf, symshdr.sh_link, s.st_name);
 		if (name == NULL || name[0] == '\0')
 			continue;
