@@ -60,5 +60,7 @@ int cmd_dmesg(kvs_t *kd, const struct opts *o);
 int cmd_malloc(kvs_t *kd, const struct opts *o);
 int cmd_gmon(kvs_t *kd, const struct opts *o);
 int cmd_profile(kvs_t *kd, const struct opts *o);
+int cmd_probes(kvs_t *kd, const struct opts *o);
+int cmd_profil(kvs_t *kd, const struct opts *o);
 
 #endif

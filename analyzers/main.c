@@ -32,6 +32,8 @@ static const struct command commands[] = {
 	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)" },
 	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out (-o FILE, -f to replace)" },
 	{ "profile", cmd_profile, "flat kernel profile and top call arcs (--top N)" },
+	{ "probes", cmd_probes, "DTrace profile-provider probes (--all: every provider)" },
+	{ "profil", cmd_profil, "processes with profil(2) enabled" },
 };
 
 static void
@@ -46,6 +48,8 @@ usage(FILE *f)
 	    "  --raw        treat the core as a raw physical-memory image\n"
 	    "  --no-verify  do not check that the kernel matches the dump\n"
 	    "  --json       machine-readable output\n"
+	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
+	    "  --module-dir DIR  every loaded module found in DIR\n"
 	    "  With neither -M nor -N the bundled fixture dump is used.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
@@ -62,6 +66,36 @@ open_handle(const struct opts *o)
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), errbuf,
 		    strlen(errbuf), false));
 	return kd;
+}
+
+/*
+ * Modules named with -K, or every loaded one in --module-dir.  For `probes`
+ * with neither, the kernel's own directory is tried, as /boot/kernel holds
+ * both the kernel and its modules.
+ */
+static int
+add_modules(kvs_t *kd, const struct opts *o, bool want)
+{
+	char dir[4096], clean[4 * KVS_ERRBUF_SIZE];
+	int i;
+
+	for (i = 0; i < o->nmodules; i++)
+		if (kvs_add_module(kd, o->modules[i]) < 0)
+			goto fail;
+	if (o->moddir != NULL) {
+		if (kvs_add_module_dir(kd, o->moddir) < 0)
+			goto fail;
+	} else if (want && o->nmodules == 0) {
+		const char *slash = strrchr(o->kernel, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
+		    slash ? o->kernel : ".");
+		(void)kvs_add_module_dir(kd, dir);
+	}
+	return 0;
+fail:
+	fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), kvs_geterr(kd),
+	    strlen(kvs_geterr(kd)), false));
+	return -1;
 }
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
@@ -139,6 +173,10 @@ main(int argc, char **argv)
 	kd = open_handle(&o);
 	if (kd == NULL)
 		return 1;
+	if (add_modules(kd, &o, strcmp(c->name, "probes") == 0) != 0) {
+		kvs_close(kd);
+		return 1;
+	}
 	rc = c->fn(kd, &o);
 	kvs_close(kd);
 	return rc;

@@ -48,6 +48,45 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
  * replace an existing file unless `force`.  0 or -1 with errno set. */
 int kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force);
 
+/* ------------------------------------------------------------ DTrace */
+
+/* One DTrace probe.  Strings belong to the probe set. */
+struct kvmprof_probe {
+	uint32_t id;
+	const char *provider, *module, *function, *name;
+	int enabled;                /* an ECB is attached */
+	/* profile provider only: */
+	int is_profile;
+	int kind;                   /* 0: profile-N (every CPU), 1: tick-N (one CPU) */
+	uint64_t interval_sbt;      /* sbintime (1 s = 2^32) */
+	uint64_t interval_ns;       /* decoded as profile.c does */
+	double hz;
+	uint64_t next_fire_ns;      /* enabled tick- probes: expected fire time */
+	const uint64_t *next_fire_percpu; /* enabled profile- probes: [maxcpus], 0 = none */
+};
+
+typedef struct kvmprof_probes kvmprof_probes_t;
+
+/* Walk dtrace_probes[0..dtrace_nprobes) and the provider list (symbols of
+ * dtrace.ko / profile.ko: add the modules first, see kvs_add_module).
+ * all = 0 keeps only the profile provider's probes. */
+kvmprof_probes_t *kvmprof_probes_read(kvs_t *kd, int all);
+size_t kvmprof_probes_count(const kvmprof_probes_t *p);
+const struct kvmprof_probe *kvmprof_probes_get(const kvmprof_probes_t *p, size_t i);
+unsigned kvmprof_probes_maxcpus(const kvmprof_probes_t *p);
+void kvmprof_probes_free(kvmprof_probes_t *p);
+
+/* ----------------------------------------------------------- profil(2) */
+
+struct kvmprof_proc {
+	int pid;
+	char comm[20];
+	uint64_t pr_base, pr_size, pr_off, pr_scale;
+};
+
+/* Processes with P_PROFIL set, from allproc.  *out is malloc'ed (free it). */
+int kvmprof_profil_read(kvs_t *kd, struct kvmprof_proc **out, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif
