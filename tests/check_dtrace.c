@@ -116,12 +116,13 @@ START_TEST(bad_tables)
 {
 	char err[KVS_ERRBUF_SIZE];
 	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"), 0, err);
-	const char *copy = path_join(test_tmpdir(), "dtrace.raw");
+	char copy[4096];
 	uint64_t addr, pa;
 	size_t len;
 	uint8_t *img;
 	int32_t big = 900000;
 
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "dtrace.raw"));
 	/* Without the modules: a clear message that says what is missing. */
 	ck_assert_ptr_nonnull(kd);
 	ck_assert_ptr_null(kvmprof_probes_read(kd, 1));

@@ -244,12 +244,13 @@ patched(const char *member, uint64_t value, uint64_t at_tos_link)
 {
 	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof");
 	kvs_t *kd = open_core("fbsd14", "mem.raw", 0);
-	const char *copy = path_join(test_tmpdir(), "gmon.raw");
+	static char copy[4096];
 	struct kvs_typeinfo ti;
 	uint64_t addr, pa;
 	size_t len;
 	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
 
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "gmon.raw"));
 	ck_assert_int_eq(kvs_symbol(kd, "_gmonparam", &addr, NULL), 0);
 	if (member != NULL) {
 		ck_assert_int_eq(kvs_member(kd, "struct gmonparam", member, &ti), 0);

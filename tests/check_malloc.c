@@ -268,13 +268,14 @@ START_TEST(cyclic_list)
 	json_t *types = json_object_get(json_object_get(t, "malloc"), "types");
 	uint64_t head = jget(json_object_get(t, "malloc"), "head");
 	uint64_t third = jget(json_array_get(types, 3), "addr"), pa, next = head;
-	const char *copy = path_join(test_tmpdir(), "cyclic.raw");
+	char copy[4096];
 	char err[KVS_ERRBUF_SIZE], want[64];
 	struct memory_type_list *l = memstat_mtl_alloc();
 	size_t len;
 	uint8_t *img;
 	kvs_t *kd = open_core("fbsd14", "mem.raw");
 
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "cyclic.raw"));
 	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
 	ck_assert_int_eq(kvs_kvtop(kd, third, &pa), 0);    /* ks_next is at offset 0 */
 	kvs_close(kd);

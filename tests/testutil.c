@@ -6,13 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char rot[8][4096];
+static char rot[256][4096];
 static unsigned rot_i;
 
 static char *
 next_buf(void)
 {
-	return rot[rot_i++ % 8];
+	return rot[rot_i++ % 256];
 }
 
 const char *

@@ -4,7 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* $KVS_FIXTURES/<rel> in a static buffer (one of 8 rotating). */
+/* $KVS_FIXTURES/<rel> in a static buffer (one of 256 rotating: copy a path
+ * that must outlive many more calls). */
 const char *fixture_path(const char *rel);
 /* $KVS_BUILDDIR/<rel>. */
 const char *build_path(const char *rel);
