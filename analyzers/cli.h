@@ -61,6 +61,7 @@ int cmd_malloc(kvs_t *kd, const struct opts *o);
 int cmd_gmon(kvs_t *kd, const struct opts *o);
 int cmd_profile(kvs_t *kd, const struct opts *o);
 int cmd_probes(kvs_t *kd, const struct opts *o);
+int cmd_zone(kvs_t *kd, const struct opts *o);
 int cmd_profil(kvs_t *kd, const struct opts *o);
 
 #endif

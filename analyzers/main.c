@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs" },
 	{ "dmesg", cmd_dmesg, "kernel message buffer" },
 	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)" },
+	{ "zone", cmd_zone, "UMA zones, as vmstat -z (alias -z; --format 12|14|15, --percpu)" },
 	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out (-o FILE, -f to replace)" },
 	{ "profile", cmd_profile, "flat kernel profile and top call arcs (--top N)" },
 	{ "probes", cmd_probes, "DTrace profile-provider probes (--all: every provider)" },

@@ -1,0 +1,121 @@
+/*
+ * cmd_zone.c - `kvmstat zone` (alias -z): UMA zones as vmstat -z prints
+ * them.  --format 12 is the older table (no XDOMAIN, blank line after the
+ * header and after the table), 14 adds XDOMAIN, 15 is the 15-CURRENT layout;
+ * the default follows the kernel (XDOMAIN exists from the counter(9) era).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "memstat.h"
+
+int
+cmd_zone(kvs_t *kd, const struct opts *o)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	const char *fmt = o->format;
+	unsigned c;
+	int rc = 0;
+
+	if (l == NULL)
+		return 1;
+	if (memstat_kvm_uma(l, kd) < 0) {
+		int err = memstat_mtl_geterror(l);
+		const char *msg = err == MEMSTAT_ERROR_KVM || err == MEMSTAT_ERROR_VERSION ?
+		    kvs_geterr(kd) : memstat_strerror(err);
+		char clean[4 * KVS_ERRBUF_SIZE];
+		fprintf(stderr, "kvmstat: zone: %s\n", sanitize(clean, sizeof(clean), msg,
+		    strlen(msg), false));
+		memstat_mtl_free(l);
+		return 1;
+	}
+	if (fmt == NULL)
+		fmt = kvs_has_member(kd, "struct uma_zone", "uz_xdomain") == 1 ? "14" : "12";
+	{
+		const char *w;
+		unsigned nw = kvs_warnings(kd, &w);
+		if (nw > 0)
+			fprintf(stderr, "kvmstat: warning: %s%s\n", w, nw > 1 ? " (and more)" : "");
+	}
+	if (o->json) {
+		struct emitter e;
+		json_t *arr = json_array();
+		emit_init(&e, true, stdout);
+		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
+			char name[4 * MEMTYPE_MAXNAME];
+			json_t *r = json_object();
+			const char *nm = memstat_get_name(mt);
+			json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
+			    strlen(nm), false)));
+			json_object_set_new(r, "kaddr", json_integer((json_int_t)memstat_get_kaddr(mt)));
+#define U(k, f) json_object_set_new(r, k, json_integer((json_int_t)f(mt)))
+			U("size", memstat_get_size); U("rsize", memstat_get_rsize);
+			U("limit", memstat_get_countlimit); U("byteslimit", memstat_get_byteslimit);
+			U("used", memstat_get_count); U("free", memstat_get_free);
+			U("requests", memstat_get_numallocs); U("frees", memstat_get_numfrees);
+			U("failures", memstat_get_failures); U("sleeps", memstat_get_sleeps);
+			U("xdomain", memstat_get_xdomain); U("zonefree", memstat_get_zonefree);
+			U("kegfree", memstat_get_kegfree); U("bytes", memstat_get_bytes);
+#undef U
+			if (o->percpu) {
+				json_t *pc = json_object();
+				for (c = 0; c < memstat_get_maxcpus(mt); c++) {
+					char k[16];
+					snprintf(k, sizeof(k), "%u", c);
+					json_object_set_new(pc, k, json_integer((json_int_t)memstat_get_percpu_free(mt, (int)c)));
+				}
+				json_object_set_new(r, "percpu_free", pc);
+			}
+			json_array_append_new(arr, r);
+		}
+		json_object_set_new(emit_json_root(&e), "format", json_string(fmt));
+		json_object_set_new(emit_json_root(&e), "zones", arr);
+		rc = emit_finish(&e);
+		memstat_mtl_free(l);
+		return rc;
+	}
+	if (strcmp(fmt, "12") == 0)
+		printf("%-20s %6s %6s %8s %8s %8s %4s %4s\n\n", "ITEM", "SIZE", "LIMIT", "USED",
+		    "FREE", "REQ", "FAIL", "SLEEP");
+	else if (strcmp(fmt, "15") == 0)
+		printf("%-19s %7s %7s %8s %8s %8s %4s %4s %4s\n", "ITEM", "SIZE", "LIMIT", "USED",
+		    "FREE", "REQ", "FAIL", "SLEEP", "XDOM");
+	else
+		printf("%-20s %6s %6s %8s %8s %8s %8s%4s %4s\n", "ITEM", "SIZE", "LIMIT", "USED",
+		    "FREE", "REQ", "FAIL", "SLEEP", "XDOMAIN");
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
+		char name[4 * MEMTYPE_MAXNAME + 2];
+		const char *nm = memstat_get_name(mt);
+		sanitize(name, sizeof(name) - 1, nm, strlen(nm), false);
+		strcat(name, ":");
+		if (strcmp(fmt, "15") == 0) {
+			int w = 26 - (int)strlen(name);
+			printf("%s%*" PRIu64 ",%7" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
+			    ",%4" PRIu64 ",%4" PRIu64 "\n", name, w < 1 ? 1 : w, memstat_get_size(mt),
+			    memstat_get_countlimit(mt), memstat_get_count(mt), memstat_get_free(mt),
+			    memstat_get_numallocs(mt), memstat_get_failures(mt), memstat_get_sleeps(mt),
+			    memstat_get_xdomain(mt));
+			continue;
+		}
+		printf("%-20s %6" PRIu64 ", %6" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
+		    ",%4" PRIu64, name, memstat_get_size(mt), memstat_get_countlimit(mt),
+		    memstat_get_count(mt), memstat_get_free(mt), memstat_get_numallocs(mt),
+		    memstat_get_failures(mt), memstat_get_sleeps(mt));
+		if (strcmp(fmt, "12") != 0)
+			printf(",%4" PRIu64, memstat_get_xdomain(mt));
+		printf("\n");
+		if (o->percpu) {
+			for (c = 0; c < memstat_get_maxcpus(mt); c++)
+				if (memstat_get_percpu_free(mt, (int)c))
+					printf("%20s cpu%-3u cached %" PRIu64 "\n", "", c,
+					    memstat_get_percpu_free(mt, (int)c));
+		}
+	}
+	if (strcmp(fmt, "12") == 0)
+		printf("\n");
+	memstat_mtl_free(l);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,298 @@
+/*
+ * walk_freebsd_uma.c - UMA zone statistics (vmstat -z) and memstat_kvm_all.
+ *
+ * Zones are reached through uma_kegs (each keg's uk_zones list) and, for
+ * cache-only zones that have no keg, through uma_cachezones - libmemstat's
+ * kvm path forgets those.  Layout is detected from DWARF: a 13+ kernel
+ * embeds the per-CPU bucket records in struct uma_cache (uc_allocbucket has
+ * ucb_cnt) and keeps the per-domain zone records after uz_cpu[mp_maxid+1];
+ * counters are counter(9), per-CPU u64s at a __pcpu-relative offset.
+ *
+ * Statistics per zone, with libmemstat's semantics where they are right and
+ * the fix where they are not:
+ *   numallocs/numfrees/failures/xdomain = counters summed over present CPUs
+ *     (numallocs clamped up to numfrees: the counters are not read atomically),
+ *     plus each present CPU's cache uc_allocs/uc_frees unless the keg is
+ *     INTERNAL;
+ *   free = cached items (alloc, free and cross buckets of each present CPU,
+ *     also kept per CPU) + full buckets on the zone's domain lists (zonefree)
+ *     + the keg's free items (kegfree) counted once per keg, on its primary
+ *     zone (libmemstat's test is inverted);
+ *   size = keg item size, rsize = real size, countlimit = uz_max_items.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kread.h"
+#include "memstat_internal.h"
+
+#define MAX_KEGS 100000
+#define MAX_BUCKETS 1000000
+#define SECONDARY 0x200
+#define INTERNAL 0x20000000
+
+struct ulayout {
+	uint64_t zone_size, cache_size, zdom_size, kdom_size;
+	struct kfield uz_flags, uz_size, uz_max, uz_xdomain, uz_keg, uz_sleeps, uz_link, uz_allocs,
+	    uz_frees, uz_fails, uz_name, uz_cpu;
+	struct kfield uk_zones, uk_size, uk_rsize, uk_flags, uk_link, uk_domain, ud_free;
+	struct kfield uc_free, uc_alloc, uc_cross, uc_allocs, uc_frees, ucb_cnt, ucb_entries;
+	struct kfield uzd_buckets, ub_link, ub_cnt;
+	uint64_t pcpu_base;
+	int ndomains;
+};
+
+static int
+resolve(kvs_t *kd, struct ulayout *L)
+{
+	static const char Z[] = "struct uma_zone", K[] = "struct uma_keg", C[] = "struct uma_cache";
+	struct kvs_typeinfo ti;
+	uint64_t addr;
+
+	memset(L, 0, sizeof(*L));
+	if (kvs_has_member(kd, C, "uc_allocbucket.ucb_cnt") != 1)
+		return kerr_set(&kd->err, KVS_E_VERSION, "this kernel's UMA layout (12 or older: "
+		    "per-CPU buckets by pointer) is not supported yet");
+	if (kvs_type(kd, Z, &ti) != 0)
+		return -1;
+	L->zone_size = ti.size;
+	if (kvs_type(kd, C, &ti) != 0)
+		return -1;
+	L->cache_size = ti.size;
+	if (kvs_type(kd, "struct uma_zone_domain", &ti) != 0)
+		return -1;
+	L->zdom_size = ti.size;
+	if (kvs_type(kd, "struct uma_domain", &ti) != 0)
+		return -1;
+	L->kdom_size = ti.size;
+	if (kfield(kd, Z, "uz_flags", &L->uz_flags, true) || kfield(kd, Z, "uz_size", &L->uz_size, true) ||
+	    kfield(kd, Z, "uz_max_items", &L->uz_max, true) ||
+	    kfield(kd, Z, "uz_xdomain", &L->uz_xdomain, false) ||
+	    kfield(kd, Z, "uz_keg", &L->uz_keg, true) || kfield(kd, Z, "uz_sleeps", &L->uz_sleeps, true) ||
+	    kfield(kd, Z, "uz_link.le_next", &L->uz_link, true) ||
+	    kfield(kd, Z, "uz_allocs", &L->uz_allocs, true) || kfield(kd, Z, "uz_frees", &L->uz_frees, true) ||
+	    kfield(kd, Z, "uz_fails", &L->uz_fails, true) || kfield(kd, Z, "uz_name", &L->uz_name, true) ||
+	    kfield(kd, Z, "uz_cpu", &L->uz_cpu, true) ||
+	    kfield(kd, K, "uk_zones.lh_first", &L->uk_zones, true) || kfield(kd, K, "uk_size", &L->uk_size, true) ||
+	    kfield(kd, K, "uk_rsize", &L->uk_rsize, true) || kfield(kd, K, "uk_flags", &L->uk_flags, true) ||
+	    kfield(kd, K, "uk_link.le_next", &L->uk_link, true) ||
+	    kfield(kd, K, "uk_domain", &L->uk_domain, true) ||
+	    kfield(kd, "struct uma_domain", "ud_free_items", &L->ud_free, true) ||
+	    kfield(kd, C, "uc_freebucket", &L->uc_free, true) || kfield(kd, C, "uc_allocbucket", &L->uc_alloc, true) ||
+	    kfield(kd, C, "uc_crossbucket", &L->uc_cross, false) ||
+	    kfield(kd, C, "uc_allocs", &L->uc_allocs, true) || kfield(kd, C, "uc_frees", &L->uc_frees, true) ||
+	    kfield(kd, "struct uma_cache_bucket", "ucb_cnt", &L->ucb_cnt, true) ||
+	    kfield(kd, "struct uma_cache_bucket", "ucb_entries", &L->ucb_entries, true) ||
+	    kfield(kd, "struct uma_zone_domain", "uzd_buckets.stqh_first", &L->uzd_buckets, true) ||
+	    kfield(kd, "struct uma_bucket", "ub_link.stqe_next", &L->ub_link, true) ||
+	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true))
+		return kerr_push(&kd->err, "UMA layout");
+	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
+	if (L->ndomains < 1 || L->ndomains > 64)
+		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
+	if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, &L->pcpu_base) != 0)
+		return kerr_push(&kd->err, "per-CPU base for counter(9)");
+	return 0;
+}
+
+/* counter(9): sum of the present CPUs' copies; unreadable -> error. */
+static int
+counter_fetch(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus, uint64_t off,
+    uint64_t *sum)
+{
+	int c;
+
+	*sum = 0;
+	if (off == 0)
+		return 0;
+	for (c = 0; c <= cpus->maxid; c++) {
+		uint64_t v;
+		if (!kcpu_present(cpus, c))
+			continue;
+		if (kread_u64(kd, L->pcpu_base + off + (uint64_t)c * 4096, &v) != 0)
+			return kerr_push(&kd->err, "counter(9) of CPU %d", c);
+		*sum += v;
+	}
+	return 0;
+}
+
+static int
+one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
+    const struct kcpus *cpus, uint64_t z, uint64_t keg, const uint8_t *kb, size_t kblen,
+    bool primary, uint64_t *next)
+{
+	uint8_t zb[1024], cb[256];
+	uint64_t a, f, v, nameptr;
+	struct memory_type *mt;
+	int is_new, c, d;
+	bool internal;
+
+	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
+		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
+	if (kvs_read(kd, z, zb, L->zone_size) != 0)
+		return kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
+	*next = kfield_get(zb, L->zone_size, &L->uz_link);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
+	if (mt == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
+	if (is_new || mt->mt_namekey != nameptr) {
+		char name[MEMTYPE_MAXNAME];
+		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0)
+			return kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
+		mtl_set_name(mt, name, nameptr);
+	}
+	if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
+	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_frees), &f) ||
+	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_fails), &mt->mt_failures) ||
+	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_xdomain), &mt->mt_xdomain))
+		return kerr_push(&kd->err, "zone %s", mt->mt_name);
+	if (a < f)
+		a = f;
+	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
+	mt->mt_countlimit = kfield_get(zb, L->zone_size, &L->uz_max);
+	if (keg != 0) {
+		mt->mt_size = kfield_get(kb, kblen, &L->uk_size);
+		mt->mt_rsize = kfield_get(kb, kblen, &L->uk_rsize);
+		internal = (kfield_get(kb, kblen, &L->uk_flags) & INTERNAL) != 0;
+	} else {
+		mt->mt_size = mt->mt_rsize = kfield_get(zb, L->zone_size, &L->uz_size);
+		internal = false;
+	}
+	/* Per-CPU caches, present CPUs only. */
+	for (c = 0; c <= cpus->maxid && !internal; c++) {
+		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
+		uint64_t cached = 0;
+		int k;
+
+		if (!kcpu_present(cpus, c))
+			continue;
+		if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
+			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
+		a += kfield_get(cb, L->cache_size, &L->uc_allocs);
+		f += kfield_get(cb, L->cache_size, &L->uc_frees);
+		for (k = 0; k < 3; k++) {
+			if (!bk[k]->present)
+				continue;
+			int16_t cnt = (int16_t)kfield_get(cb + bk[k]->off, L->cache_size - bk[k]->off, &L->ucb_cnt);
+			int16_t ent = (int16_t)kfield_get(cb + bk[k]->off, L->cache_size - bk[k]->off, &L->ucb_entries);
+			if (cnt < 0 || cnt > ent) {
+				kvs_warn(kd, "zone %s: CPU %d bucket holds %d items but has room for %d; "
+				    "not counted", mt->mt_name, c, cnt, ent);
+				continue;
+			}
+			cached += (uint64_t)cnt;
+		}
+		mt->mt_percpu_cache[c].mtp_free = cached;
+		mt->mt_free += cached;
+	}
+	/* Full buckets on each domain's list. */
+	for (d = 0; d < L->ndomains; d++) {
+		uint64_t dom = z + L->uz_cpu.off + (uint64_t)(cpus->maxid + 1) * L->cache_size +
+		    (uint64_t)d * L->zdom_size;
+		struct kwalk w;
+		if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0)
+			return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
+		kwalk_init(&w, MAX_BUCKETS);
+		for (; v != 0;) {
+			uint8_t bb[32];
+			if (kwalk_step(kd, &w, v, "zone bucket") != 0 || kvs_read(kd, v, bb, sizeof(bb)) != 0)
+				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
+			int16_t cnt = (int16_t)kfield_get(bb, sizeof(bb), &L->ub_cnt);
+			if (cnt > 0)
+				mt->mt_zonefree += (uint64_t)cnt;
+			v = kfield_get(bb, sizeof(bb), &L->ub_link);
+		}
+	}
+	if (keg != 0 && primary) {
+		for (d = 0; d < L->ndomains; d++) {
+			uint32_t fi;
+			if (kread_u32(kd, keg + L->uk_domain.off + (uint64_t)d * L->kdom_size + L->ud_free.off,
+			    &fi) != 0)
+				return kerr_push(&kd->err, "domain %d of keg of %s", d, mt->mt_name);
+			mt->mt_kegfree += fi;
+		}
+	}
+	mt->mt_numallocs = a;
+	mt->mt_numfrees = f;
+	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
+	mt->mt_memalloced = a * mt->mt_size;
+	mt->mt_memfreed = f * mt->mt_size;
+	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
+	mt->mt_count = a - f;
+	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
+	return 0;
+}
+
+int
+memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
+{
+	kvs_t *kd = kvm_handle;
+	struct ulayout L;
+	struct kcpus cpus;
+	struct kwalk kw;
+	uint64_t k, z, headsym;
+	uint8_t kb[512];
+	struct kvs_typeinfo ti;
+
+	kerr_clear(&kd->err);
+	kvs_tlb_flush(kd);
+	if (kvs_symbol(kd, "uma_kegs", &headsym, NULL) != 0) {
+		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
+		return -1;
+	}
+	if (resolve(kd, &L) != 0 || kcpus_read(kd, &cpus) != 0 ||
+	    kvs_type(kd, "struct uma_keg", &ti) != 0 || ti.size > sizeof(kb)) {
+		list->mtl_error = kvs_errstatus(kd) == KVS_E_VERSION ? MEMSTAT_ERROR_VERSION :
+		    MEMSTAT_ERROR_KVM;
+		return -1;
+	}
+	if (mtl_refresh_begin(list, ALLOCATOR_UMA, (unsigned)cpus.maxid + 1) != 0)
+		return -1;
+	if (kread_u64(kd, headsym, &k) != 0)
+		goto fail;
+	kwalk_init(&kw, MAX_KEGS);
+	for (; k != 0; k = kfield_get(kb, ti.size, &L.uk_link)) {
+		struct kwalk zw;
+		bool first = true;
+		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0 || kvs_read(kd, k, kb, ti.size) != 0)
+			goto fail;
+		bool secondary = (kfield_get(kb, ti.size, &L.uk_flags) & SECONDARY) != 0;
+		kwalk_init(&zw, MAX_KEGS);
+		for (z = kfield_get(kb, ti.size, &L.uk_zones); z != 0; first = false) {
+			uint64_t next;
+			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
+			    one_zone(kd, list, &L, &cpus, z, k, kb, ti.size, !secondary || first, &next) != 0)
+				goto fail;
+			z = next;
+		}
+	}
+	/* Cache-only zones. */
+	if (kvs_symbol(kd, "uma_cachezones", &headsym, NULL) == 0) {
+		struct kwalk zw;
+		if (kread_u64(kd, headsym, &z) != 0)
+			goto fail;
+		kwalk_init(&zw, MAX_KEGS);
+		while (z != 0) {
+			uint64_t next;
+			if (kwalk_step(kd, &zw, z, "uma_cachezones") != 0 ||
+			    one_zone(kd, list, &L, &cpus, z, 0, NULL, 0, false, &next) != 0)
+				goto fail;
+			z = next;
+		}
+	} else
+		kerr_clear(&kd->err);
+	mtl_refresh_commit(list, ALLOCATOR_UMA);
+	return 0;
+fail:
+	mtl_refresh_abort(list, ALLOCATOR_UMA, MEMSTAT_ERROR_KVM);
+	return -1;
+}
+
+int
+memstat_kvm_all(struct memory_type_list *list, void *kvm_handle)
+{
+	if (memstat_kvm_malloc(list, kvm_handle) != 0)
+		return -1;
+	return memstat_kvm_uma(list, kvm_handle);
+}
