@@ -38,7 +38,7 @@ input_key(struct tui *t, int key)
 	if (t->filtering)
 		return filter_key(t, key);
 	if (t->screen != SCR_LIST && (key == 27 || key == '\n' || key == KEY_ENTER ||
-	    key == 'h' || key == '?' || key == 'i')) {
+	    key == 'h' || key == '?' || key == 'i' || key == 'p' || key == 'b')) {
 		t->screen = SCR_LIST;
 		return ACT_REDRAW;
 	}
@@ -52,6 +52,23 @@ input_key(struct tui *t, int key)
 		return ACT_REDRAW;
 	case 'i':
 		t->screen = SCR_INFO;
+		return ACT_REDRAW;
+	case 'p':
+		t->screen = SCR_PROFILE;
+		t->want_text = true;
+		return ACT_RESCAN;
+	case 'b':
+		t->screen = SCR_PROBES;
+		t->want_text = true;
+		return ACT_RESCAN;
+	case '\t':
+	case 'z':
+		if (t->have_uma) {
+			t->model.allocator = t->model.allocator == ALLOCATOR_UMA ?
+			    ALLOCATOR_MALLOC : ALLOCATOR_UMA;
+			t->sel = t->top = 0;
+			model_rebuild(&t->model);
+		}
 		return ACT_REDRAW;
 	case '/':
 		t->filtering = true;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "kvmprof.h"
 #include "kvmstat.h"
 #include "tui.h"
 
@@ -35,12 +36,89 @@ now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Text of the profile and probes screens (read when shown). */
+static void
+fill_text(struct tui *t, kvs_t *kd)
+{
+	t->ntext = 0;
+	if (t->screen == SCR_PROFILE) {
+		kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
+		size_t i, nb;
+		struct { const char *name; uint64_t ticks; } top[48];
+		int ntop = 0, k;
+		uint64_t total = 0;
+
+		if (g == NULL) {
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "no kernel profile: %s",
+			    kvs_geterr(kd));
+			return;
+		}
+		nb = kvmprof_gmon_nbins(g);
+		for (i = 0; i < nb; i++) {
+			uint64_t v = kvmprof_gmon_bin(g, i), off;
+			const char *s;
+			if (v == 0)
+				continue;
+			total += v;
+			s = kvs_symbol_at(kd, kvmprof_gmon_lowpc(g) + i * kvmprof_gmon_binsize(g), &off);
+			if (s == NULL)
+				s = "(unknown)";
+			for (k = 0; k < ntop && strcmp(top[k].name, s) != 0; k++)
+				;
+			if (k == ntop && ntop < 48) {
+				top[ntop].name = s;
+				top[ntop++].ticks = 0;
+			}
+			if (k < ntop)
+				top[k].ticks += v;
+		}
+		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "kernel profile: %s, %d Hz, %llu ticks",
+		    kvmprof_gmon_state(g) == KVMPROF_ON ? "on" : "off", kvmprof_gmon_profrate(g),
+		    (unsigned long long)total);
+		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7s %10s  %s", "%time", "ticks", "function");
+		while (t->ntext < 60) {
+			int best = -1;
+			for (k = 0; k < ntop; k++)
+				if (top[k].ticks && (best < 0 || top[k].ticks > top[best].ticks))
+					best = k;
+			if (best < 0)
+				break;
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7.2f %10llu  %s",
+			    total ? 100.0 * top[best].ticks / total : 0.0,
+			    (unsigned long long)top[best].ticks, top[best].name);
+			top[best].ticks = 0;
+		}
+		kvmprof_gmon_free(g);
+	} else if (t->screen == SCR_PROBES) {
+		kvmprof_probes_t *p = kvmprof_probes_read(kd, 0);
+		size_t i;
+		if (p == NULL) {
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "no DTrace probes: %s",
+			    kvs_geterr(kd));
+			return;
+		}
+		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%5s %-16s %4s %14s %10s",
+		    "ID", "NAME", "ON", "INTERVAL(ns)", "HZ");
+		for (i = 0; i < kvmprof_probes_count(p) && t->ntext < 60; i++) {
+			const struct kvmprof_probe *pr = kvmprof_probes_get(p, i);
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%5u %-16.16s %4s %14llu %10.2f",
+			    pr->id, pr->name, pr->enabled ? "yes" : "no",
+			    (unsigned long long)pr->interval_ns, pr->hz);
+		}
+		kvmprof_probes_free(p);
+	}
+}
+
 static void
 do_refresh(struct tui *t, kvs_t *kd)
 {
 	double t0 = now();
-	int rc = memstat_kvm_malloc(t->model.list, kd);
+	int rc = t->have_uma ? memstat_kvm_all(t->model.list, kd) :
+	    memstat_kvm_malloc(t->model.list, kd);
 	double t1 = now();
+
+	if (t->screen == SCR_PROFILE || t->screen == SCR_PROBES)
+		fill_text(t, kd);
 
 	model_update(&t->model, rc == 0, rc == 0 ? NULL : kvs_geterr(kd), t1, (t1 - t0) * 1e3);
 }
@@ -111,6 +189,19 @@ main(int argc, char **argv)
 		    di.format, di.format_version, (unsigned long long)di.dumped_pages,
 		    kvs_malloc_layout(kd));
 	}
+	/* UMA when this kernel's layout is readable; malloc types always. */
+	{
+		struct memory_type_list *probe = memstat_mtl_alloc();
+		t.have_uma = probe != NULL && memstat_kvm_uma(probe, kd) == 0;
+		memstat_mtl_free(probe);
+	}
+	/* Module-local symbols (DTrace) from the kernel's directory. */
+	{
+		char dir[4096];
+		const char *slash = strrchr(kernel, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - kernel) : 1, slash ? kernel : ".");
+		(void)kvs_add_module_dir(kd, dir);
+	}
 	do_refresh(&t, kd);
 	done = 1;
 	view_init(&t);
@@ -131,8 +222,11 @@ main(int argc, char **argv)
 			enum action a = input_key(&t, key);
 			if (a == ACT_QUIT)
 				goto out;
-			if (a == ACT_RESCAN)
-				break;
+			if (a == ACT_RESCAN) {
+				fill_text(&t, kd);
+				view_draw(&t);
+				continue;
+			}
 			view_draw(&t);
 		}
 		if (!t.paused) {

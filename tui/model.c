@@ -23,6 +23,7 @@ model_init(struct model *m)
 	memset(m, 0, sizeof(*m));
 	m->list = memstat_mtl_alloc();
 	m->sort = COL_MEMUSE;
+	m->allocator = ALLOCATOR_MALLOC;
 	return m->list == NULL ? -1 : 0;
 }
 
@@ -95,9 +96,21 @@ model_rebuild(struct model *m)
 	struct memory_type *mt;
 	size_t n = 0;
 
+	/* Totals cover the whole view (all rows of this allocator, unfiltered). */
+	m->total_bytes = m->total_inuse = m->total_requests = 0;
+	m->total_rate = 0;
 	for (mt = memstat_mtl_first(m->list); mt != NULL; mt = memstat_mtl_next(mt)) {
-		if (memstat_get_vanished(mt))
+		double rate;
+		uint64_t rb;
+
+		if (memstat_get_vanished(mt) || memstat_get_allocator(mt) != m->allocator)
 			continue;
+		rb = memstat_get_caller_uint64(mt, SLOT_RATE);
+		memcpy(&rate, &rb, sizeof(rate));
+		m->total_bytes += memstat_get_bytes(mt);
+		m->total_inuse += memstat_get_count(mt);
+		m->total_requests += memstat_get_numallocs(mt);
+		m->total_rate += rate;
 		if (m->filter[0] != '\0' && strstr(memstat_get_name(mt), m->filter) == NULL)
 			continue;
 		if (n == m->cap) {
@@ -136,8 +149,6 @@ model_update(struct model *m, bool ok, const char *err, double now, double cost_
 	}
 	m->failed = false;
 	m->error[0] = '\0';
-	m->total_bytes = m->total_inuse = m->total_requests = 0;
-	m->total_rate = 0;
 	for (mt = memstat_mtl_first(m->list); mt != NULL; mt = memstat_mtl_next(mt)) {
 		uint64_t req = memstat_get_numallocs(mt), cnt = memstat_get_count(mt);
 		uint64_t bytes = memstat_get_bytes(mt);
@@ -158,10 +169,6 @@ model_update(struct model *m, bool ok, const char *err, double now, double cost_
 		memstat_set_caller_uint64(mt, SLOT_PREV_COUNT, cnt);
 		memstat_set_caller_uint64(mt, SLOT_PREV_BYTES, bytes);
 		memstat_set_caller_uint64(mt, SLOT_SEEN, 1);
-		m->total_bytes += bytes;
-		m->total_inuse += cnt;
-		m->total_requests += req;
-		m->total_rate += rate;
 	}
 	m->refreshes++;
 	m->last_time = now;

@@ -31,6 +31,7 @@ struct model {
 	struct memory_type_list *list;
 	struct row *rows;       /* visible rows, sorted and filtered */
 	size_t nrows, cap;
+	int allocator;          /* rows shown: ALLOCATOR_MALLOC or ALLOCATOR_UMA */
 	enum col sort;
 	bool reverse;
 	char filter[64];

@@ -6,7 +6,7 @@
 
 #include "model.h"
 
-enum tscreen { SCR_LIST, SCR_PERCPU, SCR_HELP, SCR_INFO };
+enum tscreen { SCR_LIST, SCR_PERCPU, SCR_HELP, SCR_INFO, SCR_PROFILE, SCR_PROBES };
 
 struct tui {
 	struct model model;
@@ -22,6 +22,10 @@ struct tui {
 	char filter_buf[64];
 	int filter_len;
 	char info[1024];        /* dump description for the info screen */
+	bool have_uma;          /* the kernel's UMA layout is readable */
+	char text[64][200];     /* profile / probes screens, filled by main.c */
+	int ntext;
+	bool want_text;         /* main.c: refill text for the current screen */
 };
 
 enum action { ACT_NONE, ACT_REDRAW, ACT_RESCAN, ACT_QUIT };

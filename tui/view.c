@@ -97,7 +97,8 @@ draw_header(struct tui *t)
 	char b1[32], b2[32];
 
 	attron(role(R_HEADER));
-	mvprintw(0, 0, "kvmtop - %s%s", t->source, t->live ? " (live)" : "");
+	mvprintw(0, 0, "kvmtop - %s%s - %s", t->source, t->live ? " (live)" : "",
+	    m->allocator == ALLOCATOR_UMA ? "UMA zones" : "malloc types");
 	attroff(role(R_HEADER));
 	human(b1, sizeof(b1), (double)m->total_bytes);
 	human(b2, sizeof(b2), m->total_rate);
@@ -159,7 +160,11 @@ draw_list(struct tui *t)
 		human(dm, sizeof(dm), (double)r->d_bytes);
 		snprintf(rate, sizeof(rate), "%.1f", r->rate);
 		sizes[0] = '\0';
-		for (k = 0; k < memstat_malloc_zone_get_count() && n + 8 < sizeof(sizes); k++)
+		if (memstat_get_allocator(r->mt) == ALLOCATOR_UMA)
+			n = (size_t)snprintf(sizes, sizeof(sizes), "%llu free %llu",
+			    (unsigned long long)memstat_get_size(r->mt),
+			    (unsigned long long)memstat_get_free(r->mt));
+		for (k = 0; memstat_get_allocator(r->mt) == ALLOCATOR_MALLOC && k < memstat_malloc_zone_get_count() && n + 8 < sizeof(sizes); k++)
 			if (memstat_malloc_zone_used(r->mt, k))
 				n += (size_t)snprintf(sizes + n, sizeof(sizes) - n, "%s%zu",
 				    n ? "," : "", memstat_malloc_zone_get_size(k));
@@ -227,6 +232,8 @@ draw_help(void)
 		"  Up/Down PgUp/PgDn Home/End   move",
 		"  space        pause / resume",
 		"  + -          refresh interval longer / shorter",
+		"  Tab z        malloc types / UMA zones",
+		"  p            kernel profile (top functions)   b  DTrace profile probes",
 		"  i            dump information",
 		"  h ?          this help       q  quit",
 	};
@@ -248,6 +255,16 @@ view_draw(struct tui *t)
 	case SCR_HELP:
 		draw_help();
 		break;
+	case SCR_PROFILE:
+	case SCR_PROBES: {
+		int i;
+		for (i = 0; i < t->ntext && 4 + i < LINES - 1; i++) {
+			char clean[400];
+			clean_name(clean, sizeof(clean), t->text[i]);
+			mvprintw(4 + i, 0, "%.*s", COLS, clean);
+		}
+		break;
+	}
 	case SCR_INFO: {
 		char clean[2048], *line, *save = NULL;
 		int y = 4;
@@ -265,6 +282,6 @@ view_draw(struct tui *t)
 	if (t->filtering)
 		mvprintw(LINES - 1, 0, "filter: %s", t->filter_buf);
 	else
-		mvprintw(LINES - 1, 0, "h help  q quit  / filter  Enter per-CPU  space pause");
+		mvprintw(LINES - 1, 0, "h help  q quit  / filter  Enter per-CPU  Tab zones  p profile");
 	refresh();
 }
