@@ -1,6 +1,8 @@
 /*
  * source_devmem.c - live physical memory through a character device
- * (/dev/mem).  Every read is a pread(): nothing is cached, nothing written.
+ * (/dev/mem, or any other character device given as the core).  Every read
+ * is a pread() on the descriptor kvs.c opened read-only: nothing is cached,
+ * nothing written, so each refresh sees memory as it is now.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +33,12 @@ devmem_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	struct devmem *d = priv;
 	size_t got = 0;
 
+	if (pa > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - pa) {
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx beyond any device offset",
+		    (unsigned long long)pa);
+		kerr_fault(e, pa);
+		return -1;
+	}
 	while (got < len) {
 		ssize_t n = pread(d->fd, (uint8_t *)buf + got, len - got, (off_t)(pa + got));
 		if (n < 0 && errno == EINTR)

@@ -1,16 +1,17 @@
 /*
  * source_elfdump.c - FreeBSD full memory dump: an ELF64 ET_CORE whose PT_LOAD
  * segments are addressed by physical address.  FreeBSD writes EI_OSABI 255
- * and e_version 0, so neither is checked.  Segments are sorted once so a
- * lookup is a binary search.
+ * and e_version 0, so neither is checked.  Segments are sorted once (and
+ * must be disjoint) so a lookup is a binary search; bytes of p_memsz beyond
+ * p_filesz read as zero.  A core whose segments carry kernel virtual
+ * addresses (gdb's gcore, a KVA-addressed core) is refused: it is not a
+ * physical-memory dump and the page-table walk would be meaningless.
  */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kvs_private.h"
-
-#define MAX_SEGS 65536
 
 struct seg {
 	uint64_t pa, memsz, filesz, off;
@@ -84,8 +85,16 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			    (unsigned long long)ph.p_vaddr);
 			goto fail;
 		}
-		d->segs[d->nsegs++] = (struct seg){ ph.p_paddr,
-		    ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz, ph.p_filesz, ph.p_offset };
+		uint64_t memsz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+		if (memsz == 0)
+			continue;
+		if (memsz - 1 > UINT64_MAX - ph.p_paddr) {
+			kerr_set(e, KVS_E_FORMAT, "segment %zu (physical 0x%llx, 0x%llx bytes) "
+			    "wraps around the address space", i,
+			    (unsigned long long)ph.p_paddr, (unsigned long long)memsz);
+			goto fail;
+		}
+		d->segs[d->nsegs++] = (struct seg){ ph.p_paddr, memsz, ph.p_filesz, ph.p_offset };
 		d->pages += ph.p_filesz / 4096;
 	}
 	if (d->nsegs == 0) {
@@ -103,6 +112,16 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		}
 	}
 	qsort(d->segs, d->nsegs, sizeof(*d->segs), cmp_seg);
+	/* The binary search needs disjoint segments. */
+	for (i = 1; i < d->nsegs; i++) {
+		if (d->segs[i].pa - d->segs[i - 1].pa < d->segs[i - 1].memsz) {
+			kerr_set(e, KVS_E_FORMAT, "segments at physical 0x%llx (0x%llx bytes) and "
+			    "0x%llx overlap", (unsigned long long)d->segs[i - 1].pa,
+			    (unsigned long long)d->segs[i - 1].memsz,
+			    (unsigned long long)d->segs[i].pa);
+			goto fail;
+		}
+	}
 	*priv = d;
 	return 0;
 fail:

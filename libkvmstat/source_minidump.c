@@ -65,7 +65,7 @@ static int
 md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
 	uint32_t msgsz, bmsz, pmsz, dasz = 0;
-	uint64_t off, nwords, total;
+	uint64_t off, nwords, total = 0;
 	struct minidump *m;
 
 	if (a->map == NULL || a->map_len < 8 || memcmp(a->map, "minidump", 8) != 0)
@@ -98,19 +98,30 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->info.msgbuf_len = msgsz;
 	off += RND((uint64_t)msgsz);
 	if (off > a->map_len) {
-		kerr_set(e, KVS_E_TRUNCATED, "message buffer (%u bytes) past end of file "
-		    "(%llu bytes)", msgsz, (unsigned long long)a->map_len);
+		kerr_set(e, KVS_E_TRUNCATED, "message buffer (msgbufsize %u bytes at "
+		    "offset 0x1000) past end of file (%llu bytes)", msgsz,
+		    (unsigned long long)a->map_len);
 		goto fail;
 	}
 	if (m->version == 3) {
 		uint64_t n = dasz / 16, k;
 		if (off + RND((uint64_t)dasz) > a->map_len) {
-			kerr_set(e, KVS_E_TRUNCATED, "dump_avail section (%u bytes) past end "
-			    "of file", dasz);
+			kerr_set(e, KVS_E_TRUNCATED, "dump_avail section (dumpavailsize %u "
+			    "bytes at offset 0x%llx) past end of file (%llu bytes)", dasz,
+			    (unsigned long long)off, (unsigned long long)a->map_len);
 			goto fail;
 		}
-		if (n > MAX_RANGES)
-			n = MAX_RANGES;
+		/* Count up to the zero terminator first, bounded by MAX_RANGES:
+		 * a corrupt section is never scanned further than that. */
+		for (k = 0; k < n && k <= MAX_RANGES; k++)
+			if (rd64(a->map + off + k * 16 + 8) == 0)
+				break;
+		if (k > MAX_RANGES) {
+			kerr_set(e, KVS_E_FORMAT, "dump_avail section holds more than %u "
+			    "ranges (dumpavailsize %u)", MAX_RANGES, dasz);
+			goto fail;
+		}
+		n = k;
 		m->ranges = calloc(n ? n : 1, sizeof(*m->ranges));
 		if (m->ranges == NULL) {
 			kerr_set(e, KVS_E_NOMEM, "out of memory");
@@ -118,21 +129,21 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		}
 		for (k = 0, total = 0; k < n; k++) {
 			uint64_t s = rd64(a->map + off + k * 16), en = rd64(a->map + off + k * 16 + 8);
-			if (en == 0)
-				break;
-			if (en < s || (m->nranges > 0 && s / PAGE < m->ranges[m->nranges - 1].end)) {
+			/* Page numbers, rounded outward without overflow. */
+			uint64_t ps = s / PAGE, pe = en / PAGE + (en % PAGE != 0);
+			if (en < s || (m->nranges > 0 && ps < m->ranges[m->nranges - 1].end)) {
 				kerr_set(e, KVS_E_FORMAT, "dump_avail range %llu [0x%llx, 0x%llx) "
 				    "is not ascending", (unsigned long long)k,
 				    (unsigned long long)s, (unsigned long long)en);
 				goto fail;
 			}
-			m->ranges[m->nranges++] = (struct range){ s / PAGE, (en + PAGE - 1) / PAGE, total };
-			total += (en + PAGE - 1) / PAGE - s / PAGE;
+			m->ranges[m->nranges++] = (struct range){ ps, pe, total };
+			total += pe - ps;
 		}
 		off += RND((uint64_t)dasz);
 	}
 	if (off + RND((uint64_t)bmsz) > a->map_len) {
-		kerr_set(e, KVS_E_TRUNCATED, "page bitmap (%u bytes at offset 0x%llx) past "
+		kerr_set(e, KVS_E_TRUNCATED, "page bitmap (bitmapsize %u bytes at offset 0x%llx) past "
 		    "end of file (%llu bytes)", bmsz, (unsigned long long)off,
 		    (unsigned long long)a->map_len);
 		goto fail;
@@ -140,9 +151,15 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->bitmap = (const uint64_t *)(a->map + off);
 	nwords = bmsz / 8;
 	m->nbits = nwords * 64;
+	if (m->version == 3 && total > m->nbits) {
+		kerr_set(e, KVS_E_FORMAT, "dump_avail covers %llu pages but the page bitmap "
+		    "(bitmapsize %u) holds only %llu bits", (unsigned long long)total, bmsz,
+		    (unsigned long long)m->nbits);
+		goto fail;
+	}
 	off += RND((uint64_t)bmsz);
 	if (off + (uint64_t)pmsz > a->map_len) {
-		kerr_set(e, KVS_E_TRUNCATED, "page-table section (%u bytes at offset 0x%llx) "
+		kerr_set(e, KVS_E_TRUNCATED, "page-table section (pmapsize %u bytes at offset 0x%llx) "
 		    "past end of file (%llu bytes)", pmsz, (unsigned long long)off,
 		    (unsigned long long)a->map_len);
 		goto fail;
@@ -196,6 +213,8 @@ fill_rank(struct minidump *m, uint64_t blk)
 		m->rank_valid = blk;
 }
 
+static uint64_t md_dumped_pages(void *priv);
+
 /* Bitmap bit of a physical page number, or -1 if no bit covers it. */
 static int64_t
 page_bit(const struct minidump *m, uint64_t pfn)
@@ -237,10 +256,13 @@ page_offset(struct minidump *m, uint64_t pa, uint64_t *off, struct kvs_error *e)
 	r += (uint64_t)__builtin_popcountll(le64toh(m->bitmap[w]) & ((1ULL << (bit % 64)) - 1));
 	*off = m->data_off + r * PAGE + (pa & (PAGE - 1));
 	if (*off + (PAGE - (pa & (PAGE - 1))) > m->len) {
-		kerr_set(e, KVS_E_TRUNCATED, "minidump truncated: page 0x%llx is page %llu of "
-		    "the data, beyond the end of the file (%llu bytes)",
-		    (unsigned long long)(pa & ~(PAGE - 1)), (unsigned long long)r,
-		    (unsigned long long)m->len);
+		/* Counting the claim is a whole-bitmap pass, fine on an error path. */
+		uint64_t claimed = md_dumped_pages(m);
+		uint64_t held = m->len > m->data_off ? (m->len - m->data_off) / PAGE : 0;
+		kerr_set(e, KVS_E_TRUNCATED, "minidump truncated: %llu pages claimed, file "
+		    "holds %llu (physical page 0x%llx is data page %llu)",
+		    (unsigned long long)claimed, (unsigned long long)held,
+		    (unsigned long long)(pa & ~(PAGE - 1)), (unsigned long long)r);
 		kerr_fault(e, pa);
 		return -1;
 	}

@@ -2,7 +2,10 @@
  * source_raw.c - raw physical-memory image: file offset == physical address.
  *
  * The mapping is shared and never cached, so an image another process keeps
- * changing (a live fixture, a VM's memory file) is seen as it is now.
+ * changing in place (a live fixture, a VM's memory file) is seen as it is
+ * now.  The length is the one seen at open: pages appended later are not
+ * read, and a writer that shrinks the file under us would make the mapping
+ * fault (SIGBUS), which is why live writers update in place.
  */
 #include <stdlib.h>
 #include <string.h>
