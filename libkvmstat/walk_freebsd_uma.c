@@ -40,7 +40,59 @@ struct ulayout {
 	struct kfield uzd_buckets, ub_link, ub_cnt;
 	uint64_t pcpu_base;
 	int ndomains;
+	int gen;                          /* 11 (<= 11), 12 or 13 (13+) */
+	/* <= 12 */
+	struct kfield uz_domain, uz_buckets, uk_free, uk_maxpages, uk_ppera, uk_ipers;
 };
+
+/* The older layouts: per-CPU buckets by pointer; 12 keeps its zone domains
+ * behind uz_domain and counts with counter(9) pointers, <= 11 has plain
+ * counters, one full-bucket list and a page limit on the keg. */
+static int
+resolve_old(kvs_t *kd, struct ulayout *L)
+{
+	static const char Z[] = "struct uma_zone", K[] = "struct uma_keg", C[] = "struct uma_cache";
+	struct kvs_typeinfo ti;
+
+	L->gen = kvs_has_member(kd, Z, "uz_domain") == 1 ? 12 : 11;
+	if (L->gen == 11 && kvs_has_member(kd, Z, "uz_buckets") != 1)
+		return kerr_set(&kd->err, KVS_E_VERSION, "unrecognised UMA layout");
+	if (kvs_type(kd, Z, &ti) != 0)
+		return -1;
+	L->zone_size = ti.size;
+	if (kvs_type(kd, C, &ti) != 0)
+		return -1;
+	L->cache_size = ti.size;
+	if (L->gen == 12) {
+		if (kvs_type(kd, "struct uma_zone_domain", &ti) != 0 ||
+		    kfield(kd, Z, "uz_domain", &L->uz_domain, true) ||
+		    kfield(kd, Z, "uz_max_items", &L->uz_max, true) ||
+		    kfield(kd, "struct uma_zone_domain", "uzd_buckets.lh_first", &L->uzd_buckets, true))
+			return kerr_push(&kd->err, "UMA layout");
+		L->zdom_size = ti.size;
+	} else if (kfield(kd, Z, "uz_buckets.lh_first", &L->uz_buckets, true) ||
+	    kfield(kd, K, "uk_maxpages", &L->uk_maxpages, true))
+		return kerr_push(&kd->err, "UMA layout");
+	if (kfield(kd, Z, "uz_size", &L->uz_size, true) || kfield(kd, Z, "uz_sleeps", &L->uz_sleeps, true) ||
+	    kfield(kd, Z, "uz_link.le_next", &L->uz_link, true) ||
+	    kfield(kd, Z, "uz_allocs", &L->uz_allocs, true) || kfield(kd, Z, "uz_frees", &L->uz_frees, true) ||
+	    kfield(kd, Z, "uz_fails", &L->uz_fails, true) || kfield(kd, Z, "uz_name", &L->uz_name, true) ||
+	    kfield(kd, Z, "uz_cpu", &L->uz_cpu, true) ||
+	    kfield(kd, K, "uk_zones.lh_first", &L->uk_zones, true) || kfield(kd, K, "uk_size", &L->uk_size, true) ||
+	    kfield(kd, K, "uk_rsize", &L->uk_rsize, true) || kfield(kd, K, "uk_flags", &L->uk_flags, true) ||
+	    kfield(kd, K, "uk_link.le_next", &L->uk_link, true) || kfield(kd, K, "uk_free", &L->uk_free, true) ||
+	    kfield(kd, K, "uk_ppera", &L->uk_ppera, true) || kfield(kd, K, "uk_ipers", &L->uk_ipers, true) ||
+	    kfield(kd, C, "uc_freebucket", &L->uc_free, true) || kfield(kd, C, "uc_allocbucket", &L->uc_alloc, true) ||
+	    kfield(kd, C, "uc_allocs", &L->uc_allocs, true) || kfield(kd, C, "uc_frees", &L->uc_frees, true) ||
+	    kfield(kd, "struct uma_bucket", "ub_link.le_next", &L->ub_link, true) ||
+	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true) ||
+	    kfield(kd, "struct uma_bucket", "ub_entries", &L->ucb_entries, true))
+		return kerr_push(&kd->err, "UMA layout");
+	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
+	if (L->ndomains < 1 || L->ndomains > 64)
+		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
+	return 0;
+}
 
 static int
 resolve(kvs_t *kd, struct ulayout *L)
@@ -51,8 +103,8 @@ resolve(kvs_t *kd, struct ulayout *L)
 
 	memset(L, 0, sizeof(*L));
 	if (kvs_has_member(kd, C, "uc_allocbucket.ucb_cnt") != 1)
-		return kerr_set(&kd->err, KVS_E_VERSION, "this kernel's UMA layout (12 or older: "
-		    "per-CPU buckets by pointer) is not supported yet");
+		return resolve_old(kd, L);
+	L->gen = 13;
 	if (kvs_type(kd, Z, &ti) != 0)
 		return -1;
 	L->zone_size = ti.size;
@@ -224,6 +276,130 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	return 0;
 }
 
+/* A bucket's item count, checked against its capacity. */
+static int
+bucket_count(kvs_t *kd, const struct ulayout *L, uint64_t b, const char *zone, int cpu,
+    uint64_t *cnt, uint64_t *next)
+{
+	uint8_t bb[32];
+	int16_t c, e;
+
+	if (kvs_read(kd, b, bb, sizeof(bb)) != 0)
+		return kerr_push(&kd->err, "bucket at 0x%llx of zone %s", (unsigned long long)b, zone);
+	c = (int16_t)kfield_get(bb, sizeof(bb), &L->ub_cnt);
+	e = (int16_t)kfield_get(bb, sizeof(bb), &L->ucb_entries);
+	if (next != NULL)
+		*next = kfield_get(bb, sizeof(bb), &L->ub_link);
+	if (c < 0 || (e > 0 && c > e)) {
+		kvs_warn(kd, "zone %s: %s%d bucket holds %d items but has room for %d; not counted",
+		    zone, cpu >= 0 ? "CPU " : "domain list ", cpu >= 0 ? cpu : 0, c, e);
+		*cnt = 0;
+	} else
+		*cnt = (uint64_t)c;
+	return 0;
+}
+
+/* One zone of a <= 12 kernel. */
+static int
+one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
+    const struct kcpus *cpus, uint64_t z, const uint8_t *kb, size_t kblen, bool primary,
+    uint64_t *next)
+{
+	uint8_t zb[1024], cb[256];
+	uint64_t a, f, nameptr, v, cnt;
+	struct memory_type *mt;
+	int is_new, c, d;
+	bool internal = (kfield_get(kb, kblen, &L->uk_flags) & INTERNAL) != 0;
+
+	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
+		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
+	if (kvs_read(kd, z, zb, L->zone_size) != 0)
+		return kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
+	*next = kfield_get(zb, L->zone_size, &L->uz_link);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
+	if (mt == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
+	if (is_new || mt->mt_namekey != nameptr) {
+		char name[MEMTYPE_MAXNAME];
+		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0)
+			return kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
+		mtl_set_name(mt, name, nameptr);
+	}
+	if (L->gen == 12) {
+		/* counter(9) pointers: CPU c's copy at + c * 4096 (pcpu_base is 0). */
+		if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
+		    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_frees), &f) ||
+		    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_fails), &mt->mt_failures))
+			return kerr_push(&kd->err, "zone %s", mt->mt_name);
+		mt->mt_countlimit = kfield_get(zb, L->zone_size, &L->uz_max);
+	} else {
+		uint64_t maxpages = kfield_get(kb, kblen, &L->uk_maxpages);
+		uint64_t ppera = kfield_get(kb, kblen, &L->uk_ppera), ipers = kfield_get(kb, kblen, &L->uk_ipers);
+		a = kfield_get(zb, L->zone_size, &L->uz_allocs);
+		f = kfield_get(zb, L->zone_size, &L->uz_frees);
+		mt->mt_failures = kfield_get(zb, L->zone_size, &L->uz_fails);
+		/* Items a page limit allows (libmemstat divides by ipers for
+		 * multi-page items; pages per item is what divides). */
+		mt->mt_countlimit = ppera > 1 ? maxpages / ppera : maxpages * ipers;
+	}
+	if (a < f)
+		a = f;
+	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
+	mt->mt_size = kfield_get(kb, kblen, &L->uk_size);
+	mt->mt_rsize = kfield_get(kb, kblen, &L->uk_rsize);
+	for (c = 0; c <= cpus->maxid && !internal; c++) {
+		uint64_t cached = 0, b;
+		if (!kcpu_present(cpus, c))
+			continue;
+		if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
+			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
+		a += kfield_get(cb, L->cache_size, &L->uc_allocs);
+		f += kfield_get(cb, L->cache_size, &L->uc_frees);
+		if ((b = kfield_get(cb, L->cache_size, &L->uc_alloc)) != 0) {
+			if (bucket_count(kd, L, b, mt->mt_name, c, &cnt, NULL) != 0)
+				return -1;
+			cached += cnt;
+		}
+		if ((b = kfield_get(cb, L->cache_size, &L->uc_free)) != 0) {
+			if (bucket_count(kd, L, b, mt->mt_name, c, &cnt, NULL) != 0)
+				return -1;
+			cached += cnt;
+		}
+		mt->mt_percpu_cache[c].mtp_free = cached;
+		mt->mt_free += cached;
+	}
+	for (d = 0; d < (L->gen == 12 ? L->ndomains : 1); d++) {
+		struct kwalk w;
+		if (L->gen == 12) {
+			uint64_t doms = kfield_get(zb, L->zone_size, &L->uz_domain);
+			if (kread_u64(kd, doms + (uint64_t)d * L->zdom_size + L->uzd_buckets.off, &v) != 0)
+				return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
+		} else
+			v = kfield_get(zb, L->zone_size, &L->uz_buckets);
+		kwalk_init(&w, MAX_BUCKETS);
+		while (v != 0) {
+			uint64_t nx;
+			if (kwalk_step(kd, &w, v, "zone bucket") != 0 ||
+			    bucket_count(kd, L, v, mt->mt_name, -1, &cnt, &nx) != 0)
+				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
+			mt->mt_zonefree += cnt;
+			v = nx;
+		}
+	}
+	if (primary)
+		mt->mt_kegfree = kfield_get(kb, kblen, &L->uk_free);
+	mt->mt_numallocs = a;
+	mt->mt_numfrees = f;
+	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
+	mt->mt_memalloced = a * mt->mt_size;
+	mt->mt_memfreed = f * mt->mt_size;
+	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
+	mt->mt_count = a - f;
+	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
+	return 0;
+}
+
 int
 memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 {
@@ -262,13 +438,15 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		for (z = kfield_get(kb, ti.size, &L.uk_zones); z != 0; first = false) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
-			    one_zone(kd, list, &L, &cpus, z, k, kb, ti.size, !secondary || first, &next) != 0)
+			    (L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, ti.size,
+			    !secondary || first, &next) : one_zone_old(kd, list, &L, &cpus, z, kb,
+			    ti.size, !secondary || first, &next)) != 0)
 				goto fail;
 			z = next;
 		}
 	}
-	/* Cache-only zones. */
-	if (kvs_symbol(kd, "uma_cachezones", &headsym, NULL) == 0) {
+	/* Cache-only zones (13+ keeps them on their own list). */
+	if (L.gen == 13 && kvs_symbol(kd, "uma_cachezones", &headsym, NULL) == 0) {
 		struct kwalk zw;
 		if (kread_u64(kd, headsym, &z) != 0)
 			goto fail;
