@@ -214,6 +214,74 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* Two cores of one kernel at two moments: same zones, new counts, caller
+ * slots kept. */
+START_TEST(refresh_across_moments)
+{
+	json_t *t2 = load_truth("fbsd14/truth.t2.json"), *z;
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	kvs_t *kd = open_core(fixture_path("fbsd14/vmcore.minidump3"), 0);
+	size_t i, n;
+
+	ck_assert_int_eq(memstat_kvm_uma(l, kd), 0);
+	n = memstat_mtl_count(l);
+	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
+		memstat_set_caller_uint64(mt, 7, memstat_get_numallocs(mt));
+	kvs_close(kd);
+	kd = open_core(fixture_path("fbsd14/vmcore.minidump3.t2"), 0);
+	ck_assert_int_eq(memstat_kvm_uma(l, kd), 0);
+	ck_assert_uint_eq(memstat_mtl_count(l), n);
+	mt = memstat_mtl_first(l);
+	json_array_foreach(json_object_get(json_object_get(t2, "uma"), "zones"), i, z) {
+		ck_assert_uint_eq(memstat_get_kaddr(mt), jget(z, "addr"));
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(z, "numallocs"));
+		ck_assert_uint_eq(memstat_get_free(mt), jget(z, "free"));
+		ck_assert_uint_gt(memstat_get_numallocs(mt), memstat_get_caller_uint64(mt, 7));
+		mt = memstat_mtl_next(mt);
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t2);
+}
+END_TEST
+
+/* FreeBSD 12: a per-CPU cache whose bucket pointer leads nowhere. */
+START_TEST(unmapped_percpu_bucket)
+{
+	json_t *t = load_truth("fbsd12/truth.json");
+	uint64_t z = jget(json_array_get(json_object_get(json_object_get(t, "uma"), "zones"), 6), "addr");
+	char err[KVS_ERRBUF_SIZE], copy[4096];
+	struct kvs_typeinfo ti;
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = kvs_open(fixture_path("fbsd12/kernel"), fixture_path("fbsd12/mem.raw"), 0, err);
+	uint64_t off, pa, bad = 0xffffffff8f000000ULL;
+	size_t len;
+	uint8_t *img;
+
+	ck_assert_ptr_nonnull(kd);
+	ck_assert_int_eq(kvs_member(kd, "struct uma_zone", "uz_cpu", &ti), 0);
+	off = ti.offset;
+	ck_assert_int_eq(kvs_member(kd, "struct uma_cache", "uc_allocbucket", &ti), 0);
+	off += ti.offset;
+	ck_assert_int_eq(kvs_kvtop(kd, z + off, &pa), 0);
+	kvs_close(kd);
+	img = read_file(fixture_path("fbsd12/mem.raw"), &len);
+	memcpy(img + pa, &bad, 8);
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "uma12.raw"));
+	write_file(copy, img, len);
+	free(img);
+	kd = kvs_open(fixture_path("fbsd12/kernel"), copy, KVS_O_RAW, err);
+	ck_assert_ptr_nonnull(kd);
+	ck_assert_int_eq(memstat_kvm_uma(l, kd), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_UNMAPPED);
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "bucket at 0xffffffff8f000000"));
+	kvs_close(kd);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -227,6 +295,8 @@ main(void)
 	tcase_add_loop_test(tc, zones_equal_truth, 0, n);
 	tcase_add_loop_test(tc, vmstat_z_text, 0, n);
 	tcase_add_test(tc, all_and_refresh);
+	tcase_add_test(tc, refresh_across_moments);
+	tcase_add_test(tc, unmapped_percpu_bucket);
 	tcase_add_test(tc, bad_input);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
