@@ -211,7 +211,13 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		mt->mt_size = mt->mt_rsize = kfield_get(zb, L->zone_size, &L->uz_size);
 		internal = false;
 	}
-	/* Per-CPU caches, present CPUs only. */
+	/* Per-CPU caches, present CPUs only.  The whole uz_cpu[] array is one
+	 * read when it fits the stack buffer (it does up to 512 CPUs). */
+	uint8_t all[512 * 128];
+	size_t span = (size_t)(cpus->maxid + 1) * L->cache_size;
+	bool whole = !internal && span <= sizeof(all);
+	if (whole && kvs_read(kd, z + L->uz_cpu.off, all, span) != 0)
+		return kerr_push(&kd->err, "per-CPU caches of zone %s", mt->mt_name);
 	for (c = 0; c <= cpus->maxid && !internal; c++) {
 		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
 		uint64_t cached = 0;
@@ -219,7 +225,9 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 
 		if (!kcpu_present(cpus, c))
 			continue;
-		if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
+		if (whole)
+			memcpy(cb, all + (size_t)c * L->cache_size, L->cache_size);
+		else if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
 			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
 		a += kfield_get(cb, L->cache_size, &L->uc_allocs);
 		f += kfield_get(cb, L->cache_size, &L->uc_frees);

@@ -1,0 +1,345 @@
+/*
+ * bench_uma.c - cost of memstat_kvm_uma refreshes for 100, 1,000 and
+ * 10,000 zones at 8, 64 and 256 CPUs, next to a naive libmemstat-style
+ * refresh (names read byte by byte, entries found by a linear search on the
+ * name, counter(9) read CPU by CPU).
+ *
+ * Images are built from the bundled FreeBSD 14 fixture: its memory, then
+ * (through the DMAP) kegs, zones with their per-CPU caches and two domain
+ * records, names and counter(9) regions, all laid out with the fixture
+ * kernel's DWARF offsets.
+ *
+ *   bench_uma [fixture-dir] [tmp-dir] [max-zones]
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kread.h"
+#include "memstat_internal.h"
+
+#define DMAP 0xfffff80000000000ULL
+#define KB   0xffffffff80000000ULL
+#define AREA 0x1000000ULL
+
+static int fd;
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+put(uint64_t pa, const void *b, size_t n)
+{
+	if (pwrite(fd, b, n, (off_t)pa) != (ssize_t)n) {
+		perror("pwrite");
+		exit(1);
+	}
+}
+
+static uint64_t
+off_of(kvs_t *kd, const char *t, const char *m)
+{
+	struct kvs_typeinfo ti;
+	if (kvs_member(kd, t, m, &ti) != 0) {
+		fprintf(stderr, "%s\n", kvs_geterr(kd));
+		exit(1);
+	}
+	return ti.offset;
+}
+
+static uint64_t
+size_of(kvs_t *kd, const char *t)
+{
+	struct kvs_typeinfo ti;
+	if (kvs_type(kd, t, &ti) != 0) {
+		fprintf(stderr, "%s\n", kvs_geterr(kd));
+		exit(1);
+	}
+	return ti.size;
+}
+
+static void
+build(const char *fixdir, const char *path, unsigned nzones, unsigned ncpus)
+{
+	char src[4096], err[KVS_ERRBUF_SIZE];
+	FILE *f;
+	uint8_t *img;
+	size_t n;
+	kvs_t *kd;
+	unsigned i, c;
+
+	snprintf(src, sizeof(src), "%s/mem.raw", fixdir);
+	f = fopen(src, "rb");
+	img = malloc(8 << 20);
+	n = fread(img, 1, 8 << 20, f);
+	fclose(f);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(0, img, n);
+	free(img);
+	snprintf(src, sizeof(src), "%s/kernel", fixdir);
+	kd = kvs_open(src, path, KVS_O_RAW, err);
+	if (kd == NULL) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	uint64_t zsz = size_of(kd, "struct uma_zone"), csz = size_of(kd, "struct uma_cache");
+	uint64_t dsz = size_of(kd, "struct uma_zone_domain"), ksz = size_of(kd, "struct uma_keg");
+	uint64_t kdsz = size_of(kd, "struct uma_domain");
+	uint64_t o_link = off_of(kd, "struct uma_zone", "uz_link"), o_name = off_of(kd, "struct uma_zone", "uz_name");
+	uint64_t o_keg = off_of(kd, "struct uma_zone", "uz_keg"), o_cpu = off_of(kd, "struct uma_zone", "uz_cpu");
+	uint64_t o_al = off_of(kd, "struct uma_zone", "uz_allocs"), o_fr = off_of(kd, "struct uma_zone", "uz_frees");
+	uint64_t o_fa = off_of(kd, "struct uma_zone", "uz_fails"), o_xd = off_of(kd, "struct uma_zone", "uz_xdomain");
+	uint64_t o_ua = off_of(kd, "struct uma_cache", "uc_allocs");
+	uint64_t o_ab = off_of(kd, "struct uma_cache", "uc_allocbucket");
+	uint64_t o_cnt = off_of(kd, "struct uma_cache_bucket", "ucb_cnt");
+	uint64_t o_kz = off_of(kd, "struct uma_keg", "uk_zones"), o_ks = off_of(kd, "struct uma_keg", "uk_size");
+	uint64_t o_kl = off_of(kd, "struct uma_keg", "uk_link");
+	uint64_t zstride = (zsz + ncpus * csz + 2 * dsz + 127) & ~127ULL;
+	uint64_t kstride = (ksz + 2 * kdsz + 63) & ~63ULL;
+	uint64_t pcpu = AREA, names = pcpu + (uint64_t)ncpus * 4096;
+	uint64_t kegs = (names + nzones * 16ULL + 4095) & ~4095ULL;
+	uint64_t zones = (kegs + nzones * kstride + 4095) & ~4095ULL;
+	uint64_t ctrs = (zones + nzones * zstride + 4095) & ~4095ULL;
+	uint8_t *zb = calloc(1, zstride), *kb = calloc(1, kstride), *region = calloc(ncpus, 4096);
+	uint64_t prevkeg = 0, slot = 512, regbase = ctrs - (uint64_t)ncpus * 4096;
+
+	for (i = 0; i < nzones; i++) {
+		char nm[16];
+		uint64_t z = zones + i * zstride, k = kegs + i * kstride, v;
+		uint64_t cnt[4];
+		int j;
+
+		snprintf(nm, sizeof(nm), "zone%05u", i);
+		put(names + i * 16ULL, nm, 16);
+		for (j = 0; j < 4; j++) {        /* counter(9) slots */
+			if (slot == 512) {
+				if (i > 0 || j > 0)
+					put(regbase, region, (size_t)ncpus * 4096);
+				regbase += (uint64_t)ncpus * 4096;
+				memset(region, 0, (size_t)ncpus * 4096);
+				slot = 0;
+			}
+			for (c = 0; c < ncpus; c++) {
+				v = 100 + i + c + (uint64_t)j;
+				memcpy(region + c * 4096 + slot * 8, &v, 8);
+			}
+			cnt[j] = (DMAP + regbase + slot * 8) - (DMAP + pcpu);
+			slot++;
+		}
+		memset(zb, 0, zstride);
+		v = DMAP + names + i * 16ULL;
+		memcpy(zb + o_name, &v, 8);
+		v = DMAP + k;
+		memcpy(zb + o_keg, &v, 8);
+		memcpy(zb + o_al, &cnt[0], 8);
+		memcpy(zb + o_fr, &cnt[1], 8);
+		memcpy(zb + o_fa, &cnt[2], 8);
+		memcpy(zb + o_xd, &cnt[3], 8);
+		for (c = 0; c < ncpus; c++) {
+			uint64_t ca[2] = { 50 + c, 20 + c };
+			int16_t b[2] = { 3, 128 };
+			memcpy(zb + o_cpu + c * csz + o_ua, ca, 16);
+			memcpy(zb + o_cpu + c * csz + o_ab + o_cnt, b, 4);
+		}
+		put(z, zb, zstride);
+		memset(kb, 0, kstride);
+		v = DMAP + z;
+		memcpy(kb + o_kz, &v, 8);
+		uint32_t size = 64 + 16 * (i % 32);
+		memcpy(kb + o_ks, &size, 4);
+		memcpy(kb + o_kl, &prevkeg, 8);
+		put(k, kb, kstride);
+		prevkeg = DMAP + k;
+		(void)o_link;
+	}
+	put(regbase, region, (size_t)ncpus * 4096);
+	uint64_t a;
+	kvs_symbol(kd, "uma_kegs", &a, NULL);
+	put(a - KB, &prevkeg, 8);
+	kvs_symbol(kd, "__pcpu", &a, NULL);
+	uint64_t pv = DMAP + pcpu;
+	put(a - KB, &pv, 8);
+	{
+		int32_t maxid = (int32_t)ncpus - 1, nc = (int32_t)ncpus, nd = 2;
+		uint8_t bits[128] = { 0 };
+		uint64_t zero = 0;
+		kvs_symbol(kd, "mp_maxid", &a, NULL);
+		put(a - KB, &maxid, 4);
+		kvs_symbol(kd, "mp_ncpus", &a, NULL);
+		put(a - KB, &nc, 4);
+		kvs_symbol(kd, "vm_ndomains", &a, NULL);
+		put(a - KB, &nd, 4);
+		kvs_symbol(kd, "uma_cachezones", &a, NULL);
+		put(a - KB, &zero, 8);
+		for (c = 0; c < ncpus; c++)
+			bits[c / 8] |= 1 << (c % 8);
+		kvs_symbol(kd, "all_cpus", &a, NULL);
+		put(a - KB, bits, sizeof(bits));
+	}
+	free(zb);
+	free(kb);
+	free(region);
+	kvs_close(kd);
+	close(fd);
+}
+
+/* ------------------------------------------------ the naive baseline */
+
+struct naive {
+	char name[32];
+	uint64_t allocs, frees, free;
+};
+
+static void
+naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus)
+{
+	static uint8_t zb[1 << 16], cache[256 * 128];
+	uint64_t k, pcpu, a;
+	struct kvs_typeinfo ti;
+	uint64_t zsz, csz, o_kz, o_kl, o_name, o_cpu, o_al, o_fr, o_fa, o_xd, o_ua, o_ab, o_cnt;
+
+	/* libmemstat resolves nothing by DWARF; use fixed offsets found once. */
+	kvs_type(kd, "struct uma_zone", &ti); zsz = ti.size;
+	kvs_type(kd, "struct uma_cache", &ti); csz = ti.size;
+	kvs_member(kd, "struct uma_keg", "uk_zones", &ti); o_kz = ti.offset;
+	kvs_member(kd, "struct uma_keg", "uk_link", &ti); o_kl = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_name", &ti); o_name = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_cpu", &ti); o_cpu = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_allocs", &ti); o_al = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_frees", &ti); o_fr = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_fails", &ti); o_fa = ti.offset;
+	kvs_member(kd, "struct uma_zone", "uz_xdomain", &ti); o_xd = ti.offset;
+	kvs_member(kd, "struct uma_cache", "uc_allocs", &ti); o_ua = ti.offset;
+	kvs_member(kd, "struct uma_cache", "uc_allocbucket", &ti); o_ab = ti.offset;
+	kvs_member(kd, "struct uma_cache_bucket", "ucb_cnt", &ti); o_cnt = ti.offset;
+	kvs_symbol(kd, "__pcpu", &a, NULL);
+	kvs_read(kd, a, &pcpu, 8);
+	kvs_symbol(kd, "uma_kegs", &a, NULL);
+	kvs_read(kd, a, &k, 8);
+	while (k != 0) {
+		uint8_t kb[256];
+		uint64_t z;
+		kvs_read(kd, k, kb, sizeof(kb));
+		memcpy(&z, kb + o_kz, 8);
+		while (z != 0) {
+			char name[32];
+			uint64_t np, cnt[4], v, fails = 0, xd = 0;
+			size_t i, e;
+			unsigned c;
+			struct naive *en = NULL;
+
+			kvs_read(kd, z, zb, zsz);
+			kvs_read(kd, z + o_cpu, cache, ncpus * csz);
+			memcpy(&np, zb + o_name, 8);
+			for (i = 0; i < 31; i++) {
+				kvs_read(kd, np + i, &name[i], 1);
+				if (name[i] == '\0')
+					break;
+			}
+			name[i] = '\0';
+			for (e = 0; e < *n; e++)
+				if (strcmp((*arr)[e].name, name) == 0) {
+					en = &(*arr)[e];
+					break;
+				}
+			if (en == NULL) {
+				*arr = realloc(*arr, (*n + 1) * sizeof(**arr));
+				en = &(*arr)[(*n)++];
+				memset(en, 0, sizeof(*en));
+				strcpy(en->name, name);
+			}
+			memcpy(&cnt[0], zb + o_al, 8);
+			memcpy(&cnt[1], zb + o_fr, 8);
+			memcpy(&cnt[2], zb + o_fa, 8);
+			memcpy(&cnt[3], zb + o_xd, 8);
+			en->allocs = en->frees = en->free = 0;
+			for (c = 0; c < ncpus; c++) {
+				kvs_read(kd, pcpu + cnt[0] + c * 4096ULL, &v, 8);
+				en->allocs += v;
+				kvs_read(kd, pcpu + cnt[1] + c * 4096ULL, &v, 8);
+				en->frees += v;
+				kvs_read(kd, pcpu + cnt[2] + c * 4096ULL, &v, 8);
+				fails += v;
+				kvs_read(kd, pcpu + cnt[3] + c * 4096ULL, &v, 8);
+				xd += v;
+				uint64_t ua;
+				int16_t b;
+				memcpy(&ua, cache + c * csz + o_ua, 8);
+				en->allocs += ua;
+				memcpy(&b, cache + c * csz + o_ab + o_cnt, 2);
+				en->free += (uint64_t)b;
+			}
+			(void)fails;
+			(void)xd;
+			kvs_member(kd, "struct uma_zone", "uz_link", &ti);
+			memcpy(&z, zb + ti.offset, 8);
+		}
+		memcpy(&k, kb + o_kl, 8);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
+	const char *tmp = argc > 2 ? argv[2] : "/tmp";
+	unsigned maxz = argc > 3 ? (unsigned)atoi(argv[3]) : 10000;
+	static const unsigned nz[] = { 100, 1000, 10000 }, nc[] = { 8, 64, 256 };
+	char path[4096], kernel[4096], err[KVS_ERRBUF_SIZE];
+	size_t zi, ci;
+
+	snprintf(path, sizeof(path), "%s/kvs-bench-uma.raw", tmp);
+	snprintf(kernel, sizeof(kernel), "%s/kernel", fixdir);
+	printf("%7s %5s %12s %12s %8s %14s\n", "zones", "cpus", "ours ms", "naive ms", "speedup",
+	    "steady allocs");
+	for (zi = 0; zi < 3; zi++) {
+		if (nz[zi] > maxz)
+			continue;
+		for (ci = 0; ci < 3; ci++) {
+			struct memory_type_list *l = memstat_mtl_alloc();
+			struct naive *arr = NULL;
+			size_t n = 0;
+			double t0, ours = 1e9, naive = 1e9;
+			int r, reps = nz[zi] * nc[ci] > 300000 ? 3 : 10;
+			unsigned long ev;
+			kvs_t *kd;
+
+			build(fixdir, path, nz[zi], nc[ci]);
+			kd = kvs_open(kernel, path, KVS_O_RAW, err);
+			if (kd == NULL || memstat_kvm_uma(l, kd) != 0 || memstat_mtl_count(l) != nz[zi]) {
+				fprintf(stderr, "%s\n", kd ? kvs_geterr(kd) : err);
+				return 1;
+			}
+			ev = mtl_alloc_events;
+			for (r = 0; r < reps; r++) {
+				t0 = now();
+				memstat_kvm_uma(l, kd);
+				if (now() - t0 < ours)
+					ours = now() - t0;
+			}
+			ev = mtl_alloc_events - ev;
+			for (r = 0; r < reps; r++) {
+				t0 = now();
+				naive_refresh(kd, &arr, &n, nc[ci]);
+				if (now() - t0 < naive)
+					naive = now() - t0;
+			}
+			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", nz[zi], nc[ci], ours * 1e3,
+			    naive * 1e3, naive / ours, ev);
+			fflush(stdout);
+			free(arr);
+			memstat_mtl_free(l);
+			kvs_close(kd);
+		}
+	}
+	unlink(path);
+	return 0;
+}
