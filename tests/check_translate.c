@@ -186,6 +186,177 @@ START_TEST(minidump_pmap_levels)
 }
 END_TEST
 
+/* Runs end exactly at page ends; the page size is reported for caching. */
+START_TEST(runs_at_page_ends)
+{
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff803fffffULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x3fffff);
+	ck_assert_uint_eq(run, 1);
+	ck_assert_uint_eq(amd64_last_pagesize(), 1ULL << 21);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200000ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(run, 1ULL << 21);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80800fffULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(40) + 0xfff);
+	ck_assert_uint_eq(run, 1);
+	ck_assert_uint_eq(amd64_last_pagesize(), 4096);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xfffff8007fffffffULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x7fffffffULL);
+	ck_assert_uint_eq(run, 1);
+	ck_assert_uint_eq(amd64_last_pagesize(), 1ULL << 30);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xfffff80040000000ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(run, 1ULL << 30);
+	/* DMAP: the last byte inside, and dmap_end itself is not DMAP. */
+	x.dmap_base = AMD64_DMAP_MIN;
+	x.dmap_end = AMD64_DMAP_MIN + 0x100000;
+	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0xfffff, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0xfffff);
+	ck_assert_uint_eq(run, 1);
+	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0x100000, &pa, &run, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);   /* walked: PDP entry not valid */
+	ck_assert_msg(strstr(e.msg, "PDP") != NULL, "%s", e.msg);
+}
+END_TEST
+
+/* Both non-canonical edges, and a table page missing at each level. */
+START_TEST(edges_and_missing_tables)
+{
+	struct kvs_error e;
+	uint64_t pa;
+
+	setup();
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffff7fffffffffffULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	ck_assert_ptr_nonnull(strstr(e.msg, "non-canonical"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "0xffff7fffffffffff"));
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0x00007fffffffffffULL, &pa, NULL, &e), -1);
+	ck_assert_ptr_null(strstr(e.msg, "non-canonical"));   /* canonical, just unmapped */
+	/* The PML4 itself missing. */
+	x.pml4_pa = 0x9000000;
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "reading PML4 entry at physical 0x9000ff8") != NULL, "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "va 0xffffffff80200000") != NULL, "%s", e.msg);
+	ck_assert(e.fault_valid);
+	ck_assert_uint_eq(e.fault_addr, 0x9000ff8);  /* the table entry that was missing */
+	/* A PDP page and a PD page beyond memory. */
+	x.pml4_pa = P(1);
+	pte(P(1), 300, 0x8000000 | V);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffff960000000000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "reading PDP entry at physical 0x8000000") != NULL, "%s", e.msg);
+	pte(P(2), 0, 0xa000000 | V);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffff8000000000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "reading PD entry at physical 0xa000000") != NULL, "%s", e.msg);
+	/* PT page beyond memory: the chain names the level, the entry and the
+	 * source's own reason. */
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80c01000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "reading PT entry at physical 0x7000008") != NULL, "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "not present") != NULL, "%s", e.msg);
+}
+END_TEST
+
+/* PML4[0] points at the PML4 itself: VA 0 walks the same page four times
+ * and lands on it; nothing hangs, nothing reads out of bounds. */
+START_TEST(self_referencing_pml4)
+{
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0x123, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(1) + 0x123);
+	ck_assert_uint_eq(run, 4096 - 0x123);
+	/* With PS set on the looping entry it is a 1 GiB page at 0. */
+	pte(P(1), 0, P(1) | V | PS);
+	ck_assert_int_eq(amd64_kvtop(&x, 0x1000, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x1000);           /* P(1) masked to 1 GiB */
+	ck_assert_uint_eq(amd64_last_pagesize(), 1ULL << 30);
+	/* Every PML4 slot pointing at the PML4: any canonical VA resolves or
+	 * fails, bounded. */
+	for (unsigned i = 0; i < 512; i++)
+		pte(P(1), i, P(1) | V);
+	for (uint64_t va = 0; va < 0x10000000000ULL; va += 0x7654321000ULL) {
+		kerr_clear(&e);
+		(void)amd64_kvtop(&x, va, &pa, NULL, &e);
+		(void)amd64_kvtop(&x, va | 0xffff800000000000ULL, &pa, NULL, &e);
+	}
+}
+END_TEST
+
+/* Minidump pmap mode: every failure names its level. */
+START_TEST(minidump_pmap_errors)
+{
+	uint64_t pmap2[8] = { 0 }, pmap1[4] = { 0 };
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	x.have_pml4 = false;
+	x.kernbase = AMD64_KERNBASE;
+	pmap2[0] = 0x400000 | V | PS;
+	pmap2[2] = P(4) | V;                        /* PT at P(4): entries 0, 1 valid */
+	pmap2[3] = 0x6000000 | V;                   /* PT page not in memory */
+	x.pmap = pmap2;
+	x.pmap_entries = 8;
+	x.pmap_level = 2;
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff801fffffULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, 0x5fffff);
+	ck_assert_uint_eq(run, 1);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80401ff0ULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(17) + 0xff0);
+	ck_assert_uint_eq(run, 16);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	ck_assert_msg(strstr(e.msg, "va 0xffffffff80200000: PDE not valid") != NULL, "%s", e.msg);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80402000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	ck_assert_msg(strstr(e.msg, "PTE not valid") != NULL, "%s", e.msg);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80600000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "reading PT entry at physical 0x6000000") != NULL, "%s", e.msg);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff81000000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "beyond") != NULL, "%s", e.msg);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffff800000000000ULL, &pa, NULL, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	ck_assert_msg(strstr(e.msg, "kernbase") != NULL, "%s", e.msg);
+	/* The DMAP shortcut still answers below kernbase. */
+	x.dmap_base = AMD64_DMAP_MIN;
+	x.dmap_end = AMD64_DMAP_MAX;
+	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0x5000, &pa, NULL, &e), 0);
+	ck_assert_uint_eq(pa, 0x5000);
+	/* level 1 */
+	pmap1[1] = P(9) | V;
+	x.pmap = pmap1;
+	x.pmap_entries = 4;
+	x.pmap_level = 1;
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80002000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "PTE not valid") != NULL, "%s", e.msg);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80001fffULL, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(9) + 0xfff);
+	ck_assert_uint_eq(run, 1);
+	kerr_clear(&e);
+	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80004000ULL, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "beyond") != NULL, "%s", e.msg);
+}
+END_TEST
+
 /*
  * The minidump rank index: a v2 minidump with a random 64 Ki-page bitmap
  * (about a third set); each dumped page holds its own PA, so every lookup's
@@ -282,6 +453,10 @@ main(void)
 	tcase_add_test(tc, not_valid_at_each_level);
 	tcase_add_test(tc, missing_pt_page_and_loop);
 	tcase_add_test(tc, minidump_pmap_levels);
+	tcase_add_test(tc, runs_at_page_ends);
+	tcase_add_test(tc, edges_and_missing_tables);
+	tcase_add_test(tc, self_referencing_pml4);
+	tcase_add_test(tc, minidump_pmap_errors);
 	tcase_add_test(tc, minidump_rank_index);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
