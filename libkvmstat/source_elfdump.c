@@ -103,8 +103,9 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	}
 	/* Headers that run into segment data mean e_phnum is wrong. */
 	for (i = 0; i < d->nsegs; i++) {
-		if (d->segs[i].filesz > 0 &&
-		    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > d->segs[i].off) {
+		uint64_t phend = eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr);
+		if (d->segs[i].filesz > 0 && eh->e_phoff < d->segs[i].off + d->segs[i].filesz &&
+		    d->segs[i].off < phend) {
 			kerr_set(e, KVS_E_FORMAT, "program header table (%u entries at 0x%llx) "
 			    "overlaps segment data at 0x%llx", eh->e_phnum,
 			    (unsigned long long)eh->e_phoff, (unsigned long long)d->segs[i].off);

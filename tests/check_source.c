@@ -686,6 +686,9 @@ START_TEST(elf_bad)
 	/* e_phnum absurd: the table runs past the end of this small file. */
 	memcpy(c, b, len); n16 = 0xfff0; memcpy(c + 0x38, &n16, 2);
 	expect_fail(ed, c, len, KVS_E_TRUNCATED, "program headers", NULL);
+	/* e_phnum too big but within the file: the table runs into segment data. */
+	memcpy(c, b, len); n16 = 80; memcpy(c + 0x38, &n16, 2);
+	expect_fail(ed, c, len, KVS_E_FORMAT, "overlaps", NULL);
 	/* e_phoff past the end. */
 	memcpy(c, b, len); v = len + PG; memcpy(c + 0x20, &v, 8);
 	expect_fail(ed, c, len, KVS_E_TRUNCATED, "program headers", NULL);
@@ -711,6 +714,29 @@ START_TEST(elf_bad)
 	memcpy(c, b, len); c[EI_CLASS] = ELFCLASS32;
 	expect_fail(ed, c, len, KVS_E_FORMAT, NULL, NULL);
 	free(c);
+	/* Program headers after the data are legal ELF: accepted. */
+	{
+		uint8_t *t = malloc(len + 2 * sizeof(Elf64_Phdr));
+		struct mapped m;
+		struct kvs_error e;
+		void *priv;
+		uint64_t w;
+
+		ck_assert_ptr_nonnull(t);
+		memcpy(t, b, len);
+		memcpy(t + len, b + 64, 2 * sizeof(Elf64_Phdr));
+		memset(t + 64, 0, 2 * sizeof(Elf64_Phdr));
+		v = len;
+		memcpy(t + 0x20, &v, 8);
+		map_open(&m, tmpfile_with("phdr-at-end.elf", t, len + 2 * sizeof(Elf64_Phdr)));
+		kerr_clear(&e);
+		ck_assert_msg(ed->open(&m.a, &priv, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(ed->read_phys(priv, 0x10ff8, &w, 8, &e), 0);
+		ck_assert_uint_eq(w, 0x10ff8 | TAG);
+		ed->close(priv);
+		map_close(&m);
+		free(t);
+	}
 	free(b);
 }
 END_TEST
