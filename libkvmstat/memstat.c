@@ -96,10 +96,11 @@ memstat_mtl_find(struct memory_type_list *list, int allocator, const char *name)
 static void
 free_entry(struct memory_type *mt)
 {
-	free(mt->mt_percpu_alloc);
-	free(mt->mt_percpu_cache);
+	free(mt->mt_pa_bank[0]);
+	free(mt->mt_pa_bank[1]);
+	free(mt->mt_pc_bank[0]);
+	free(mt->mt_pc_bank[1]);
 	free(mt->mt_percpu_caller);
-	free(mt->mt_saved_pcpu);
 	free(mt);
 }
 
@@ -236,17 +237,21 @@ grow_cpus(struct memory_type *mt, unsigned n)
 {
 	if (n <= mt->mt_capcpus)
 		return 0;
-	if (grow_array((void **)&mt->mt_percpu_alloc, sizeof(*mt->mt_percpu_alloc),
+	if (grow_array((void **)&mt->mt_pa_bank[0], sizeof(*mt->mt_percpu_alloc),
 	    mt->mt_capcpus, n) != 0 ||
-	    grow_array((void **)&mt->mt_percpu_cache, sizeof(*mt->mt_percpu_cache),
+	    grow_array((void **)&mt->mt_pa_bank[1], sizeof(*mt->mt_percpu_alloc),
 	    mt->mt_capcpus, n) != 0 ||
-	    grow_array((void **)&mt->mt_saved_pcpu, sizeof(*mt->mt_saved_pcpu),
+	    grow_array((void **)&mt->mt_pc_bank[0], sizeof(*mt->mt_percpu_cache),
+	    mt->mt_capcpus, n) != 0 ||
+	    grow_array((void **)&mt->mt_pc_bank[1], sizeof(*mt->mt_percpu_cache),
 	    mt->mt_capcpus, n) != 0 ||
 	    (mt->mt_percpu_caller != NULL &&
 	    grow_array((void **)&mt->mt_percpu_caller, sizeof(*mt->mt_percpu_caller),
 	    mt->mt_capcpus, n) != 0))
 		return -1;
 	mt->mt_capcpus = n;
+	mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	return 0;
 }
 
@@ -278,22 +283,19 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	return 0;
 }
 
-/* Keep the entry's counters for mtl_refresh_abort: taken when a refresh
- * first touches the entry, while its lines are in cache anyway. */
+/* Keep the entry's counters for mtl_refresh_abort, taken when a refresh
+ * first touches the entry: the scalars are copied, the per-CPU counters
+ * simply move to the other bank. */
 static void
 snapshot(struct memory_type *mt)
 {
-	unsigned c;
-
 	memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
-	for (c = 0; c < mt->mt_capcpus; c++) {
-		const struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
-		mt->mt_saved_pcpu[c] = (struct mt_percpu_saved){ p->mtp_memalloced,
-		    p->mtp_memfreed, p->mtp_numallocs, p->mtp_numfrees, p->mtp_sizemask,
-		    mt->mt_percpu_cache[c].mtp_free };
-	}
+	mt->mt_saved_bank = mt->mt_bank;
+	mt->mt_bank ^= 1;
+	mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 }
 
 static void
@@ -373,7 +375,6 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 {
 	struct memory_type *mt, *next;
 	bool removed = false;
-	unsigned c;
 
 	for (mt = l->mtl_head; mt != NULL; mt = next) {
 		next = mt->mt_next;
@@ -391,16 +392,9 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
 		mt->mt_seen_gen = 0;
-		for (c = 0; c < mt->mt_capcpus; c++) {
-			struct mt_percpu_alloc_s *p = &mt->mt_percpu_alloc[c];
-			const struct mt_percpu_saved *s = &mt->mt_saved_pcpu[c];
-			p->mtp_memalloced = s->memalloced;
-			p->mtp_memfreed = s->memfreed;
-			p->mtp_numallocs = s->numallocs;
-			p->mtp_numfrees = s->numfrees;
-			p->mtp_sizemask = s->sizemask;
-			mt->mt_percpu_cache[c].mtp_free = s->free;
-		}
+		mt->mt_bank = mt->mt_saved_bank;
+		mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+		mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	}
 	if (removed)
 		hash_rebuild(l, l->mtl_count);

@@ -10,7 +10,8 @@
  * a refresh first touches an entry it snapshots the library-owned counters
  * into space kept with the entry; a failed refresh restores the entries it
  * touched and drops those it created, so the caller keeps the last good
- * picture.  Nothing is allocated
+ * picture.  Per-CPU counters are not copied: each entry has two banks and a
+ * refresh writes the one not shown.  Nothing is allocated
  * in a steady-state refresh (mtl_alloc_events counts allocations for tests).
  *
  * Protocol, per allocator:
@@ -53,11 +54,6 @@ struct mt_percpu_cache_s {
 	uint64_t mtp_free;
 };
 
-/* Library-owned per-CPU counters, saved for rollback. */
-struct mt_percpu_saved {
-	uint64_t memalloced, memfreed, numallocs, numfrees, sizemask, free;
-};
-
 struct memory_type {
 	int mt_allocator;
 	char mt_name[MEMTYPE_MAXNAME];
@@ -87,8 +83,13 @@ struct memory_type {
 	void *mt_caller_pointer[MEMSTAT_MAXCALLER];
 	uint64_t mt_caller_uint64[MEMSTAT_MAXCALLER];
 
-	struct mt_percpu_alloc_s *mt_percpu_alloc;   /* [mt_capcpus] */
-	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus] */
+	struct mt_percpu_alloc_s *mt_percpu_alloc;   /* [mt_capcpus], = mt_pa_bank[mt_bank] */
+	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus], = mt_pc_bank[mt_bank] */
+	/* Per-CPU counters are double-buffered: a refresh fills the other bank
+	 * and a failed one switches back, so nothing is copied for rollback. */
+	struct mt_percpu_alloc_s *mt_pa_bank[2];
+	struct mt_percpu_cache_s *mt_pc_bank[2];
+	int mt_bank, mt_saved_bank;
 	struct mt_percpu_caller_s *mt_percpu_caller; /* [mt_capcpus] or NULL */
 
 	/* Bookkeeping. */
@@ -103,7 +104,6 @@ struct memory_type {
 	uint64_t mt_saved[18];
 	bool mt_saved_vanished;
 	unsigned mt_saved_maxcpus;
-	struct mt_percpu_saved *mt_saved_pcpu;       /* [mt_capcpus] */
 };
 
 struct memory_type_list {
