@@ -4,7 +4,16 @@
  * Translation knows neither files nor DWARF: it is handed a physical-read
  * callback and either the PML4's physical address (full dumps, raw images,
  * live memory) or a minidump's page-table section, plus the DMAP window.
- * That keeps it testable on synthetic page tables alone.
+ * That keeps it testable on synthetic page tables alone, and lets one walk
+ * serve every source: the handle (kvs.c) looks up KPML4phys in the kernel's
+ * symbols and hands over the number, the minidump source hands over its
+ * pmap section, and neither side learns how the other works.
+ *
+ * Order: the DMAP window is pure arithmetic, so it is tried first; a
+ * minidump's pmap covers only KVA from its kernbase; otherwise the four-level
+ * walk, with 1 GiB (PDP PS) and 2 MiB (PD PS) leaves.  Failures say which
+ * level stopped the walk; a missing table page keeps the source's message
+ * and fault address (the entry's physical address) under our context.
  *
  * A 4-level walk reads at most four entries, so a page-table loop can only
  * produce a wrong answer, never a hang; every entry read is bounds-checked by
