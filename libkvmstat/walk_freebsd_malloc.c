@@ -15,6 +15,7 @@
  * record once.  Names are re-read only when the entry is new or its
  * ks_shortdesc pointer changed.
  */
+#include <endian.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ struct mlayout {
 	uint64_t pcpu_base;               /* 13+: value of __pcpu */
 	uint64_t pcpu_stride;             /* 12/13+: sizeof(struct pcpu) */
 	uint64_t stats_count;             /* 6-11: array bound (MAXCPU) */
+	bool canonical;                   /* stats are 5 u64s at offsets 0..32 */
 };
 
 static int
@@ -104,6 +106,12 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 		return kerr_push(&kd->err, "malloc(9) layout");
 	if (L->st_size == 0 || L->st_size > 512)
 		return kerr_set(&kd->err, KVS_E_DATA, "implausible sizeof(%s)", S);
+	L->canonical = L->st_size >= 40 &&
+	    L->memalloced.off == 0 && L->memalloced.size == 8 &&
+	    L->memfreed.off == 8 && L->memfreed.size == 8 &&
+	    L->numallocs.off == 16 && L->numallocs.size == 8 &&
+	    L->numfrees.off == 24 && L->numfrees.size == 8 &&
+	    L->sizemask.off == 32 && L->sizemask.size == 8;
 
 	if (L->gen == MGEN_12 || L->gen == MGEN_13) {
 		struct kvs_typeinfo pc;
@@ -187,11 +195,26 @@ stats_addr(const struct mlayout *L, uint64_t mtaddr, const uint8_t *mtbuf,
 static void
 add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t *st)
 {
-	uint64_t a = kfield_get(st, L->st_size, &L->memalloced);
-	uint64_t f = kfield_get(st, L->st_size, &L->memfreed);
-	uint64_t na = kfield_get(st, L->st_size, &L->numallocs);
-	uint64_t nf = kfield_get(st, L->st_size, &L->numfrees);
-	uint64_t sz = kfield_get(st, L->st_size, &L->sizemask);
+	uint64_t a, f, na, nf, sz;
+
+	if (L->canonical) {
+		/* Every kernel since 6.0 lays the five counters out as five
+		 * consecutive u64s at the start: one copy instead of five
+		 * field extractions on the hottest path of a refresh. */
+		uint64_t v[5];
+		memcpy(v, st, sizeof(v));
+		a = le64toh(v[0]);
+		f = le64toh(v[1]);
+		na = le64toh(v[2]);
+		nf = le64toh(v[3]);
+		sz = le64toh(v[4]);
+	} else {
+		a = kfield_get(st, L->st_size, &L->memalloced);
+		f = kfield_get(st, L->st_size, &L->memfreed);
+		na = kfield_get(st, L->st_size, &L->numallocs);
+		nf = kfield_get(st, L->st_size, &L->numfrees);
+		sz = kfield_get(st, L->st_size, &L->sizemask);
+	}
 
 	mt->mt_memalloced += a;
 	mt->mt_memfreed += f;
