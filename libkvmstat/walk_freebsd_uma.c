@@ -168,32 +168,67 @@ counter_fetch(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus, uint
 	return 0;
 }
 
+/* Read a zone's fixed part, find its entry (identity: the zone's address)
+ * and refresh the name only when its pointer moved. */
+static struct memory_type *
+zone_entry(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L, uint64_t z,
+    uint8_t *zb, uint64_t *next)
+{
+	struct memory_type *mt;
+	uint64_t nameptr;
+	int is_new;
+
+	if (kvs_read(kd, z, zb, L->zone_size) != 0) {
+		kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
+		return NULL;
+	}
+	*next = kfield_get(zb, L->zone_size, &L->uz_link);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
+	if (mt == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
+	if (is_new || mt->mt_namekey != nameptr) {
+		char name[MEMTYPE_MAXNAME];
+		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0) {
+			kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
+			return NULL;
+		}
+		mtl_set_name(mt, name, nameptr);
+	}
+	return mt;
+}
+
+/* Totals every layout derives the same way from requests and frees. */
+static void
+finish_zone(struct memory_type *mt, uint64_t a, uint64_t f)
+{
+	mt->mt_numallocs = a;
+	mt->mt_numfrees = f;
+	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
+	mt->mt_memalloced = a * mt->mt_size;
+	mt->mt_memfreed = f * mt->mt_size;
+	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
+	mt->mt_count = a - f;
+	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
+}
+
 static int
 one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
     const struct kcpus *cpus, uint64_t z, uint64_t keg, const uint8_t *kb, size_t kblen,
     bool primary, uint64_t *next)
 {
 	uint8_t zb[1024], cb[256];
-	uint64_t a, f, v, nameptr;
+	uint64_t a, f, v;
 	struct memory_type *mt;
-	int is_new, c, d;
+	int c, d;
 	bool internal;
 
 	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if (kvs_read(kd, z, zb, L->zone_size) != 0)
-		return kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
-	*next = kfield_get(zb, L->zone_size, &L->uz_link);
-	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
-	if (mt == NULL)
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
-	if (is_new || mt->mt_namekey != nameptr) {
-		char name[MEMTYPE_MAXNAME];
-		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0)
-			return kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
-		mtl_set_name(mt, name, nameptr);
-	}
+	if ((mt = zone_entry(kd, l, L, z, zb, next)) == NULL)
+		return -1;
 	if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
 	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_frees), &f) ||
 	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_fails), &mt->mt_failures) ||
@@ -273,14 +308,7 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			mt->mt_kegfree += fi;
 		}
 	}
-	mt->mt_numallocs = a;
-	mt->mt_numfrees = f;
-	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
-	mt->mt_memalloced = a * mt->mt_size;
-	mt->mt_memfreed = f * mt->mt_size;
-	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
-	mt->mt_count = a - f;
-	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
+	finish_zone(mt, a, f);
 	return 0;
 }
 
@@ -314,26 +342,15 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
     uint64_t *next)
 {
 	uint8_t zb[1024], cb[256];
-	uint64_t a, f, nameptr, v, cnt;
+	uint64_t a, f, v, cnt;
 	struct memory_type *mt;
-	int is_new, c, d;
+	int c, d;
 	bool internal = (kfield_get(kb, kblen, &L->uk_flags) & INTERNAL) != 0;
 
 	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if (kvs_read(kd, z, zb, L->zone_size) != 0)
-		return kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
-	*next = kfield_get(zb, L->zone_size, &L->uz_link);
-	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
-	if (mt == NULL)
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
-	if (is_new || mt->mt_namekey != nameptr) {
-		char name[MEMTYPE_MAXNAME];
-		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0)
-			return kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
-		mtl_set_name(mt, name, nameptr);
-	}
+	if ((mt = zone_entry(kd, l, L, z, zb, next)) == NULL)
+		return -1;
 	if (L->gen == 12) {
 		/* counter(9) pointers: CPU c's copy at + c * 4096 (pcpu_base is 0). */
 		if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
@@ -397,14 +414,7 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	}
 	if (primary)
 		mt->mt_kegfree = kfield_get(kb, kblen, &L->uk_free);
-	mt->mt_numallocs = a;
-	mt->mt_numfrees = f;
-	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
-	mt->mt_memalloced = a * mt->mt_size;
-	mt->mt_memfreed = f * mt->mt_size;
-	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
-	mt->mt_count = a - f;
-	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
+	finish_zone(mt, a, f);
 	return 0;
 }
 
