@@ -21,36 +21,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "kread.h"
 #include "memstat_internal.h"
 
-#define DMAP 0xfffff80000000000ULL
-#define KB   0xffffffff80000000ULL
-#define AREA 0x1000000ULL          /* first PA the bench writes */
-
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define DMAP BENCH_DMAP
+#define KB   BENCH_KB
+#define AREA BENCH_AREA          /* first PA the bench writes */
 
 static int fd;
 
 static void
-put(uint64_t pa, const void *b, size_t n)
-{
-	if (pwrite(fd, b, n, (off_t)pa) != (ssize_t)n) {
-		perror("pwrite");
-		exit(1);
-	}
-}
-
-static void
 put64(uint64_t pa, uint64_t v)
 {
-	put(pa, &v, 8);
+	bench_put(fd, pa, &v, 8);
 }
 
 static uint64_t
@@ -65,52 +49,19 @@ sym_pa(kvs_t *kd, const char *name)
 	return a - KB;
 }
 
-static uint64_t
-member(kvs_t *kd, const char *t, const char *m)
-{
-	struct kvs_typeinfo ti;
-
-	if (kvs_member(kd, t, m, &ti) != 0) {
-		fprintf(stderr, "%s\n", kvs_geterr(kd));
-		exit(1);
-	}
-	return ti.offset;
-}
-
 /* Build the image; returns 0. */
 static void
 build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
 {
-	char src[4096], err[KVS_ERRBUF_SIZE];
-	uint8_t *img;
-	size_t n;
-	FILE *f;
 	kvs_t *kd;
 	uint64_t next = 0, pcpu, names, types, zone = 0, slot = 64;
 	unsigned i, c;
 
-	snprintf(src, sizeof(src), "%s/mem.raw", fixdir);
-	f = fopen(src, "rb");
-	if (f == NULL) {
-		perror(src);
-		exit(1);
-	}
-	img = malloc(8 << 20);
-	n = fread(img, 1, 8 << 20, f);
-	fclose(f);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	put(0, img, n);
-	free(img);
-	snprintf(src, sizeof(src), "%s/kernel", fixdir);
-	kd = kvs_open(src, path, KVS_O_RAW, err);
-	if (kd == NULL) {
-		fprintf(stderr, "%s\n", err);
-		exit(1);
-	}
-	uint64_t o_next = member(kd, "struct malloc_type", "ks_next");
-	uint64_t o_ver = member(kd, "struct malloc_type", "ks_version");
-	uint64_t o_desc = member(kd, "struct malloc_type", "ks_shortdesc");
-	uint64_t o_st = member(kd, "struct malloc_type", "ks_mti.mti_stats");
+	kd = bench_image(fixdir, path, &fd);
+	uint64_t o_next = bench_member(kd, "struct malloc_type", "ks_next");
+	uint64_t o_ver = bench_member(kd, "struct malloc_type", "ks_version");
+	uint64_t o_desc = bench_member(kd, "struct malloc_type", "ks_shortdesc");
+	uint64_t o_st = bench_member(kd, "struct malloc_type", "ks_mti.mti_stats");
 
 	pcpu = AREA;
 	names = pcpu + (uint64_t)ncpus * 4096;
@@ -129,7 +80,7 @@ build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
 				zone += (uint64_t)ncpus * 4096;
 		}
 		snprintf(nm, sizeof(nm), "type%05u", i);
-		put(names + i * 16ULL, nm, 16);
+		bench_put(fd, names + i * 16ULL, nm, 16);
 		uint64_t rec = zone + slot * 64;
 		for (c = 0; c < ncpus; c++) {
 			st[0] = (i + 1) * 1000ULL + c;
@@ -137,7 +88,7 @@ build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
 			st[2] = 10 + c;
 			st[3] = 5;
 			st[4] = 1ULL << (i % 14);
-			put(rec + c * 4096ULL, st, 64);
+			bench_put(fd, rec + c * 4096ULL, st, 64);
 		}
 		slot++;
 		memcpy(mt + o_next, &next, 8);
@@ -146,7 +97,7 @@ build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
 		memcpy(mt + o_ver, &v, 8);
 		memcpy(mt + o_desc, &d, 8);
 		memcpy(mt + o_st, &off, 8);
-		put(types + i * 112ULL, mt, 112);
+		bench_put(fd, types + i * 112ULL, mt, 112);
 		next = DMAP + types + i * 112ULL;
 	}
 	put64(sym_pa(kd, "kmemstatistics"), next);
@@ -154,11 +105,11 @@ build(const char *fixdir, const char *path, unsigned ntypes, unsigned ncpus)
 	{
 		int32_t maxid = (int32_t)ncpus - 1, nc = (int32_t)ncpus;
 		uint8_t bits[128] = { 0 };
-		put(sym_pa(kd, "mp_maxid"), &maxid, 4);
-		put(sym_pa(kd, "mp_ncpus"), &nc, 4);
+		bench_put(fd, sym_pa(kd, "mp_maxid"), &maxid, 4);
+		bench_put(fd, sym_pa(kd, "mp_ncpus"), &nc, 4);
 		for (c = 0; c < ncpus; c++)
 			bits[c / 8] |= 1 << (c % 8);
-		put(sym_pa(kd, "all_cpus"), bits, sizeof(bits));
+		bench_put(fd, sym_pa(kd, "all_cpus"), bits, sizeof(bits));
 	}
 	kvs_close(kd);
 	close(fd);
@@ -275,10 +226,10 @@ main(int argc, char **argv)
 			}
 			ev0 = mtl_alloc_events;
 			for (r = 0; r < reps; r++) {
-				t0 = now();
+				t0 = bench_now();
 				memstat_kvm_malloc(l, kd);
-				if (now() - t0 < ours)
-					ours = now() - t0;
+				if (bench_now() - t0 < ours)
+					ours = bench_now() - t0;
 			}
 			unsigned long allocs = mtl_alloc_events - ev0;
 			uint64_t o_next, o_desc, o_st, pcpu_sym, pcpu_base;
@@ -289,14 +240,14 @@ main(int argc, char **argv)
 			kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL);
 			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
 			for (r = 0; r < reps; r++) {
-				t0 = now();
+				t0 = bench_now();
 				if (naive_refresh(kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
 				    pcpu_base) != 0) {
 					fprintf(stderr, "naive: %s\n", kvs_geterr(kd));
 					return 1;
 				}
-				if (now() - t0 < naive)
-					naive = now() - t0;
+				if (bench_now() - t0 < naive)
+					naive = bench_now() - t0;
 			}
 			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", ntypes[ti], ncpus[ci],
 			    ours * 1e3, naive * 1e3, naive / ours, allocs);

@@ -18,42 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "kread.h"
 #include "memstat_internal.h"
 
-#define DMAP 0xfffff80000000000ULL
-#define KB   0xffffffff80000000ULL
-#define AREA 0x1000000ULL
+#define DMAP BENCH_DMAP
+#define KB   BENCH_KB
+#define AREA BENCH_AREA
 
 static int fd;
-
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-put(uint64_t pa, const void *b, size_t n)
-{
-	if (pwrite(fd, b, n, (off_t)pa) != (ssize_t)n) {
-		perror("pwrite");
-		exit(1);
-	}
-}
-
-static uint64_t
-off_of(kvs_t *kd, const char *t, const char *m)
-{
-	struct kvs_typeinfo ti;
-	if (kvs_member(kd, t, m, &ti) != 0) {
-		fprintf(stderr, "%s\n", kvs_geterr(kd));
-		exit(1);
-	}
-	return ti.offset;
-}
 
 static uint64_t
 size_of(kvs_t *kd, const char *t)
@@ -69,39 +42,22 @@ size_of(kvs_t *kd, const char *t)
 static void
 build(const char *fixdir, const char *path, unsigned nzones, unsigned ncpus)
 {
-	char src[4096], err[KVS_ERRBUF_SIZE];
-	FILE *f;
-	uint8_t *img;
-	size_t n;
 	kvs_t *kd;
 	unsigned i, c;
 
-	snprintf(src, sizeof(src), "%s/mem.raw", fixdir);
-	f = fopen(src, "rb");
-	img = malloc(8 << 20);
-	n = fread(img, 1, 8 << 20, f);
-	fclose(f);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	put(0, img, n);
-	free(img);
-	snprintf(src, sizeof(src), "%s/kernel", fixdir);
-	kd = kvs_open(src, path, KVS_O_RAW, err);
-	if (kd == NULL) {
-		fprintf(stderr, "%s\n", err);
-		exit(1);
-	}
+	kd = bench_image(fixdir, path, &fd);
 	uint64_t zsz = size_of(kd, "struct uma_zone"), csz = size_of(kd, "struct uma_cache");
 	uint64_t dsz = size_of(kd, "struct uma_zone_domain"), ksz = size_of(kd, "struct uma_keg");
 	uint64_t kdsz = size_of(kd, "struct uma_domain");
-	uint64_t o_link = off_of(kd, "struct uma_zone", "uz_link"), o_name = off_of(kd, "struct uma_zone", "uz_name");
-	uint64_t o_keg = off_of(kd, "struct uma_zone", "uz_keg"), o_cpu = off_of(kd, "struct uma_zone", "uz_cpu");
-	uint64_t o_al = off_of(kd, "struct uma_zone", "uz_allocs"), o_fr = off_of(kd, "struct uma_zone", "uz_frees");
-	uint64_t o_fa = off_of(kd, "struct uma_zone", "uz_fails"), o_xd = off_of(kd, "struct uma_zone", "uz_xdomain");
-	uint64_t o_ua = off_of(kd, "struct uma_cache", "uc_allocs");
-	uint64_t o_ab = off_of(kd, "struct uma_cache", "uc_allocbucket");
-	uint64_t o_cnt = off_of(kd, "struct uma_cache_bucket", "ucb_cnt");
-	uint64_t o_kz = off_of(kd, "struct uma_keg", "uk_zones"), o_ks = off_of(kd, "struct uma_keg", "uk_size");
-	uint64_t o_kl = off_of(kd, "struct uma_keg", "uk_link");
+	uint64_t o_link = bench_member(kd, "struct uma_zone", "uz_link"), o_name = bench_member(kd, "struct uma_zone", "uz_name");
+	uint64_t o_keg = bench_member(kd, "struct uma_zone", "uz_keg"), o_cpu = bench_member(kd, "struct uma_zone", "uz_cpu");
+	uint64_t o_al = bench_member(kd, "struct uma_zone", "uz_allocs"), o_fr = bench_member(kd, "struct uma_zone", "uz_frees");
+	uint64_t o_fa = bench_member(kd, "struct uma_zone", "uz_fails"), o_xd = bench_member(kd, "struct uma_zone", "uz_xdomain");
+	uint64_t o_ua = bench_member(kd, "struct uma_cache", "uc_allocs");
+	uint64_t o_ab = bench_member(kd, "struct uma_cache", "uc_allocbucket");
+	uint64_t o_cnt = bench_member(kd, "struct uma_cache_bucket", "ucb_cnt");
+	uint64_t o_kz = bench_member(kd, "struct uma_keg", "uk_zones"), o_ks = bench_member(kd, "struct uma_keg", "uk_size");
+	uint64_t o_kl = bench_member(kd, "struct uma_keg", "uk_link");
 	uint64_t zstride = (zsz + ncpus * csz + 2 * dsz + 127) & ~127ULL;
 	uint64_t kstride = (ksz + 2 * kdsz + 63) & ~63ULL;
 	uint64_t pcpu = AREA, names = pcpu + (uint64_t)ncpus * 4096;
@@ -118,11 +74,11 @@ build(const char *fixdir, const char *path, unsigned nzones, unsigned ncpus)
 		int j;
 
 		snprintf(nm, sizeof(nm), "zone%05u", i);
-		put(names + i * 16ULL, nm, 16);
+		bench_put(fd, names + i * 16ULL, nm, 16);
 		for (j = 0; j < 4; j++) {        /* counter(9) slots */
 			if (slot == 512) {
 				if (i > 0 || j > 0)
-					put(regbase, region, (size_t)ncpus * 4096);
+					bench_put(fd, regbase, region, (size_t)ncpus * 4096);
 				regbase += (uint64_t)ncpus * 4096;
 				memset(region, 0, (size_t)ncpus * 4096);
 				slot = 0;
@@ -149,40 +105,40 @@ build(const char *fixdir, const char *path, unsigned nzones, unsigned ncpus)
 			memcpy(zb + o_cpu + c * csz + o_ua, ca, 16);
 			memcpy(zb + o_cpu + c * csz + o_ab + o_cnt, b, 4);
 		}
-		put(z, zb, zstride);
+		bench_put(fd, z, zb, zstride);
 		memset(kb, 0, kstride);
 		v = DMAP + z;
 		memcpy(kb + o_kz, &v, 8);
 		uint32_t size = 64 + 16 * (i % 32);
 		memcpy(kb + o_ks, &size, 4);
 		memcpy(kb + o_kl, &prevkeg, 8);
-		put(k, kb, kstride);
+		bench_put(fd, k, kb, kstride);
 		prevkeg = DMAP + k;
 		(void)o_link;
 	}
-	put(regbase, region, (size_t)ncpus * 4096);
+	bench_put(fd, regbase, region, (size_t)ncpus * 4096);
 	uint64_t a;
 	kvs_symbol(kd, "uma_kegs", &a, NULL);
-	put(a - KB, &prevkeg, 8);
+	bench_put(fd, a - KB, &prevkeg, 8);
 	kvs_symbol(kd, "__pcpu", &a, NULL);
 	uint64_t pv = DMAP + pcpu;
-	put(a - KB, &pv, 8);
+	bench_put(fd, a - KB, &pv, 8);
 	{
 		int32_t maxid = (int32_t)ncpus - 1, nc = (int32_t)ncpus, nd = 2;
 		uint8_t bits[128] = { 0 };
 		uint64_t zero = 0;
 		kvs_symbol(kd, "mp_maxid", &a, NULL);
-		put(a - KB, &maxid, 4);
+		bench_put(fd, a - KB, &maxid, 4);
 		kvs_symbol(kd, "mp_ncpus", &a, NULL);
-		put(a - KB, &nc, 4);
+		bench_put(fd, a - KB, &nc, 4);
 		kvs_symbol(kd, "vm_ndomains", &a, NULL);
-		put(a - KB, &nd, 4);
+		bench_put(fd, a - KB, &nd, 4);
 		kvs_symbol(kd, "uma_cachezones", &a, NULL);
-		put(a - KB, &zero, 8);
+		bench_put(fd, a - KB, &zero, 8);
 		for (c = 0; c < ncpus; c++)
 			bits[c / 8] |= 1 << (c % 8);
 		kvs_symbol(kd, "all_cpus", &a, NULL);
-		put(a - KB, bits, sizeof(bits));
+		bench_put(fd, a - KB, bits, sizeof(bits));
 	}
 	free(zb);
 	free(kb);
@@ -320,17 +276,17 @@ main(int argc, char **argv)
 			}
 			ev = mtl_alloc_events;
 			for (r = 0; r < reps; r++) {
-				t0 = now();
+				t0 = bench_now();
 				memstat_kvm_uma(l, kd);
-				if (now() - t0 < ours)
-					ours = now() - t0;
+				if (bench_now() - t0 < ours)
+					ours = bench_now() - t0;
 			}
 			ev = mtl_alloc_events - ev;
 			for (r = 0; r < reps; r++) {
-				t0 = now();
+				t0 = bench_now();
 				naive_refresh(kd, &arr, &n, nc[ci]);
-				if (now() - t0 < naive)
-					naive = now() - t0;
+				if (bench_now() - t0 < naive)
+					naive = bench_now() - t0;
 			}
 			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", nz[zi], nc[ci], ours * 1e3,
 			    naive * 1e3, naive / ours, ev);
