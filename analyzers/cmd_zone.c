@@ -3,6 +3,8 @@
  * them.  --format 12 is the older table (no XDOMAIN, blank line after the
  * header and after the table), 14 adds XDOMAIN, 15 is the 15-CURRENT layout;
  * the default follows the kernel (XDOMAIN exists from the counter(9) era).
+ * --percpu adds each CPU's cached items and each memory domain's free items
+ * (full buckets in the zone, free items in the keg); --json has them all.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -60,6 +62,17 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 			U("xdomain", memstat_get_xdomain); U("zonefree", memstat_get_zonefree);
 			U("kegfree", memstat_get_kegfree); U("bytes", memstat_get_bytes);
 #undef U
+			{
+				json_t *doms = json_array();
+				unsigned d;
+				for (d = 0; d < memstat_get_ndomains(mt); d++) {
+					json_t *dj = json_object();
+					json_object_set_new(dj, "zonefree", json_integer((json_int_t)memstat_get_domain_zonefree(mt, d)));
+					json_object_set_new(dj, "kegfree", json_integer((json_int_t)memstat_get_domain_kegfree(mt, d)));
+					json_array_append_new(doms, dj);
+				}
+				json_object_set_new(r, "domains", doms);
+			}
 			if (o->percpu) {
 				json_t *pc = json_object();
 				for (c = 0; c < memstat_get_maxcpus(mt); c++) {
@@ -108,10 +121,14 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 			printf(",%4" PRIu64, memstat_get_xdomain(mt));
 		printf("\n");
 		if (o->percpu) {
+			unsigned d;
 			for (c = 0; c < memstat_get_maxcpus(mt); c++)
 				if (memstat_get_percpu_free(mt, (int)c))
 					printf("%20s cpu%-3u cached %" PRIu64 "\n", "", c,
 					    memstat_get_percpu_free(mt, (int)c));
+			for (d = 0; d < memstat_get_ndomains(mt); d++)
+				printf("%20s domain%-2u zone free %" PRIu64 ", keg free %" PRIu64 "\n", "", d,
+				    memstat_get_domain_zonefree(mt, d), memstat_get_domain_kegfree(mt, d));
 		}
 	}
 	if (strcmp(fmt, "12") == 0)

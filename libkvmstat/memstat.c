@@ -9,7 +9,8 @@
 #include "memstat_internal.h"
 
 #define BLOCK_FIRST offsetof(struct memory_type, mt_countlimit)
-#define BLOCK_LEN (offsetof(struct memory_type, mt_kegfree) + sizeof(uint64_t) - BLOCK_FIRST)
+#define BLOCK_LEN (offsetof(struct memory_type, mt_dom_kegfree) + \
+    sizeof(((struct memory_type *)0)->mt_dom_kegfree) - BLOCK_FIRST)
 _Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
     "counter block and its rollback copy differ in size");
 
@@ -473,6 +474,24 @@ GET(mt_zonefree, zonefree)
 GET(mt_kegfree, kegfree)
 GET(mt_kaddr, kaddr)
 GET(mt_maxused, maxused)
+
+unsigned
+memstat_get_ndomains(const struct memory_type *mtp)
+{
+	return mtp->mt_ndomains;
+}
+
+uint64_t
+memstat_get_domain_zonefree(const struct memory_type *mtp, unsigned domain)
+{
+	return domain < MEMSTAT_MAXDOMAINS ? mtp->mt_dom_zonefree[domain] : 0;
+}
+
+uint64_t
+memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned domain)
+{
+	return domain < MEMSTAT_MAXDOMAINS ? mtp->mt_dom_kegfree[domain] : 0;
+}
 
 const char *
 memstat_get_name(const struct memory_type *mtp)

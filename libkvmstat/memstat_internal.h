@@ -32,6 +32,7 @@
 #include "memstat.h"
 
 #define MEMSTAT_ZONES_MAX 64
+#define MEMSTAT_MAXDOMAINS 8
 
 /* Library-owned per-CPU counters.  Unlike libmemstat, the per-CPU caller
  * slots live apart (struct mt_percpu_caller_s, allocated when a caller first
@@ -78,6 +79,8 @@ struct memory_type {
 	uint64_t mt_maxused;
 	uint64_t mt_zonefree;
 	uint64_t mt_kegfree;
+	uint64_t mt_dom_zonefree[MEMSTAT_MAXDOMAINS];   /* UMA, per memory domain */
+	uint64_t mt_dom_kegfree[MEMSTAT_MAXDOMAINS];
 
 	/* Caller-owned: survive refreshes. */
 	void *mt_caller_pointer[MEMSTAT_MAXCALLER];
@@ -96,12 +99,13 @@ struct memory_type {
 	uint64_t mt_kaddr;          /* identity */
 	uint64_t mt_namekey;        /* kernel pointer the name was read from */
 	unsigned mt_maxcpus;        /* CPUs of the last refresh */
+	unsigned mt_ndomains;       /* UMA: memory domains (vm_ndomains) */
 	unsigned mt_capcpus;        /* allocated per-CPU slots */
 	bool mt_vanished;
 	uint64_t mt_seen_gen, mt_created_gen;
 	struct memory_type *mt_prev, *mt_next;
 	/* Rollback copy of the counters, taken by mtl_upsert. */
-	uint64_t mt_saved[18];
+	uint64_t mt_saved[18 + 2 * MEMSTAT_MAXDOMAINS];
 	bool mt_saved_vanished;
 	unsigned mt_saved_maxcpus;
 };

@@ -202,8 +202,9 @@ zone_entry(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L, uint6
 
 /* Totals every layout derives the same way from requests and frees. */
 static void
-finish_zone(struct memory_type *mt, uint64_t a, uint64_t f)
+finish_zone(struct memory_type *mt, uint64_t a, uint64_t f, int ndomains)
 {
+	mt->mt_ndomains = (unsigned)(ndomains < MEMSTAT_MAXDOMAINS ? ndomains : MEMSTAT_MAXDOMAINS);
 	mt->mt_numallocs = a;
 	mt->mt_numfrees = f;
 	mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
@@ -294,8 +295,11 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			if (kwalk_step(kd, &w, v, "zone bucket") != 0 || kvs_read(kd, v, bb, sizeof(bb)) != 0)
 				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
 			int16_t cnt = (int16_t)kfield_get(bb, sizeof(bb), &L->ub_cnt);
-			if (cnt > 0)
+			if (cnt > 0) {
 				mt->mt_zonefree += (uint64_t)cnt;
+				if (d < MEMSTAT_MAXDOMAINS)
+					mt->mt_dom_zonefree[d] += (uint64_t)cnt;
+			}
 			v = kfield_get(bb, sizeof(bb), &L->ub_link);
 		}
 	}
@@ -306,9 +310,11 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			    &fi) != 0)
 				return kerr_push(&kd->err, "domain %d of keg of %s", d, mt->mt_name);
 			mt->mt_kegfree += fi;
+			if (d < MEMSTAT_MAXDOMAINS)
+				mt->mt_dom_kegfree[d] = fi;
 		}
 	}
-	finish_zone(mt, a, f);
+	finish_zone(mt, a, f, L->gen == 11 ? 1 : L->ndomains);
 	return 0;
 }
 
@@ -409,12 +415,14 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			    bucket_count(kd, L, v, mt->mt_name, -1, &cnt, &nx) != 0)
 				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
 			mt->mt_zonefree += cnt;
+			if (d < MEMSTAT_MAXDOMAINS)
+				mt->mt_dom_zonefree[d] += cnt;
 			v = nx;
 		}
 	}
 	if (primary)
-		mt->mt_kegfree = kfield_get(kb, kblen, &L->uk_free);
-	finish_zone(mt, a, f);
+		mt->mt_kegfree = mt->mt_dom_kegfree[0] = kfield_get(kb, kblen, &L->uk_free);
+	finish_zone(mt, a, f, L->gen == 11 ? 1 : L->ndomains);
 	return 0;
 }
 

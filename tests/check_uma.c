@@ -83,6 +83,18 @@ START_TEST(zones_equal_truth)
 		ck_assert_uint_eq(memstat_get_bytes(mt), jget(z, "bytes"));
 		json_object_foreach(json_object_get(z, "percpu_free"), cpu, v)
 			ck_assert_uint_eq(memstat_get_percpu_free(mt, atoi(cpu)), jnum(v));
+		{
+			json_t *dz = json_object_get(z, "domain_zonefree");
+			json_t *dk = json_object_get(z, "domain_kegfree");
+			size_t d;
+			ck_assert_uint_eq(memstat_get_ndomains(mt), json_array_size(dz));
+			for (d = 0; d < json_array_size(dz); d++) {
+				ck_assert_uint_eq(memstat_get_domain_zonefree(mt, (unsigned)d),
+				    jnum(json_array_get(dz, d)));
+				ck_assert_uint_eq(memstat_get_domain_kegfree(mt, (unsigned)d),
+				    jnum(json_array_get(dk, d)));
+			}
+		}
 		mt = memstat_mtl_next(mt);
 	}
 	memstat_mtl_free(l);

@@ -106,6 +106,11 @@ int memstat_get_vanished(const struct memory_type *mtp);
 unsigned memstat_get_maxcpus(const struct memory_type *mtp);
 /* 5.x kernels: high-water mark of bytes in use; 0 elsewhere. */
 uint64_t memstat_get_maxused(const struct memory_type *mtp);
+/* UMA: memory domains of the zone, and per domain the items in full
+ * buckets cached by the zone and the free items of its keg (primary zone). */
+unsigned memstat_get_ndomains(const struct memory_type *mtp);
+uint64_t memstat_get_domain_zonefree(const struct memory_type *mtp, unsigned domain);
+uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned domain);
 /* Entries in the list. */
 size_t memstat_mtl_count(struct memory_type_list *list);
 /* Remove the entries marked vanished; returns how many were removed. */
