@@ -300,11 +300,20 @@ snapshot(struct memory_type *mt)
 }
 
 static void
-reset_counters(struct memory_type *mt)
+reset_counters(struct memory_type *mt, bool percpu)
 {
 	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	mt->mt_percpu_valid = percpu;
+	if (!percpu)
+		return;
 	memset(mt->mt_percpu_alloc, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_alloc));
 	memset(mt->mt_percpu_cache, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_cache));
+}
+
+void
+memstat_mtl_set_percpu(struct memory_type_list *list, int enable)
+{
+	list->mtl_nopercpu = !enable;
 }
 
 struct memory_type *
@@ -340,7 +349,7 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 	if (mt->mt_seen_gen != l->mtl_gen) {
 		if (!*is_new)
 			snapshot(mt);
-		reset_counters(mt);
+		reset_counters(mt, !l->mtl_nopercpu);
 	}
 	mt->mt_seen_gen = l->mtl_gen;
 	mt->mt_vanished = false;
@@ -529,6 +538,13 @@ cpu_ok(const struct memory_type *mtp, int cpu)
 	return cpu >= 0 && (unsigned)cpu < mtp->mt_capcpus;
 }
 
+/* Library-owned per-CPU counters, when the last refresh kept them. */
+static bool
+pcpu_ok(const struct memory_type *mtp, int cpu)
+{
+	return mtp->mt_percpu_valid && cpu_ok(mtp, cpu);
+}
+
 void *
 memstat_get_caller_pointer(const struct memory_type *mtp, int index)
 {
@@ -557,7 +573,7 @@ memstat_set_caller_uint64(struct memory_type *mtp, int index, uint64_t value)
 
 #define GETPC(field, name) \
 	uint64_t memstat_get_percpu_##name(const struct memory_type *mtp, int cpu) \
-	{ return cpu_ok(mtp, cpu) ? mtp->mt_percpu_alloc[cpu].field : 0; }
+	{ return pcpu_ok(mtp, cpu) ? mtp->mt_percpu_alloc[cpu].field : 0; }
 GETPC(mtp_memalloced, memalloced)
 GETPC(mtp_memfreed, memfreed)
 GETPC(mtp_numallocs, numallocs)
@@ -567,7 +583,7 @@ GETPC(mtp_sizemask, sizemask)
 uint64_t
 memstat_get_percpu_free(const struct memory_type *mtp, int cpu)
 {
-	return cpu_ok(mtp, cpu) ? mtp->mt_percpu_cache[cpu].mtp_free : 0;
+	return pcpu_ok(mtp, cpu) ? mtp->mt_percpu_cache[cpu].mtp_free : 0;
 }
 
 void *

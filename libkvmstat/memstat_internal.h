@@ -102,6 +102,7 @@ struct memory_type {
 	unsigned mt_ndomains;       /* UMA: memory domains (vm_ndomains) */
 	unsigned mt_capcpus;        /* allocated per-CPU slots */
 	bool mt_vanished;
+	bool mt_percpu_valid;       /* per-CPU counters kept by the last refresh */
 	uint64_t mt_seen_gen, mt_created_gen;
 	struct memory_type *mt_prev, *mt_next;
 	/* Rollback copy of the counters, taken by mtl_upsert. */
@@ -118,6 +119,7 @@ struct memory_type_list {
 	size_t mtl_hmask;
 	uint64_t mtl_gen;
 	unsigned mtl_maxcpus;
+	bool mtl_nopercpu;              /* memstat_mtl_set_percpu(list, 0) */
 };
 
 KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus);

@@ -221,6 +221,8 @@ add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t 
 	mt->mt_numallocs += na;
 	mt->mt_numfrees += nf;
 	mt->mt_sizemask |= sz;
+	if (!mt->mt_percpu_valid)
+		return;
 	mt->mt_percpu_alloc[c].mtp_memalloced = a;
 	mt->mt_percpu_alloc[c].mtp_memfreed = f;
 	mt->mt_percpu_alloc[c].mtp_numallocs = na;

@@ -279,7 +279,8 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			}
 			cached += (uint64_t)cnt;
 		}
-		mt->mt_percpu_cache[c].mtp_free = cached;
+		if (mt->mt_percpu_valid)
+			mt->mt_percpu_cache[c].mtp_free = cached;
 		mt->mt_free += cached;
 	}
 	/* Full buckets on each domain's list. */
@@ -397,7 +398,8 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 				return -1;
 			cached += cnt;
 		}
-		mt->mt_percpu_cache[c].mtp_free = cached;
+		if (mt->mt_percpu_valid)
+			mt->mt_percpu_cache[c].mtp_free = cached;
 		mt->mt_free += cached;
 	}
 	for (d = 0; d < (L->gen == 12 ? L->ndomains : 1); d++) {

@@ -260,6 +260,35 @@ START_TEST(clone_agrees)
 }
 END_TEST
 
+/* With per-CPU counters turned off (a live view's totals), the totals are
+ * unchanged and the per-CPU accessors say 0. */
+START_TEST(totals_without_percpu)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *row;
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = open_core("fbsd14", "vmcore.minidump3");
+	size_t i;
+
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	memstat_mtl_set_percpu(l, 0);
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	json_array_foreach(json_object_get(json_object_get(t, "malloc"), "types"), i, row) {
+		struct memory_type *mt = find_addr(l, jget(row, "addr"));
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(row, "numallocs"));
+		ck_assert_uint_eq(memstat_get_bytes(mt), jget(row, "memuse_bytes"));
+		ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 0), 0);
+	}
+	memstat_mtl_set_percpu(l, 1);
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	row = json_array_get(json_object_get(json_object_get(t, "malloc"), "types"), 3);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(find_addr(l, jget(row, "addr")), 0),
+	    jget(json_array_get(json_object_get(row, "percpu"), 0), "numallocs"));
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 /* A kmemstatistics list that loops: a clear error naming the address, and
  * the list keeps what it had. */
 START_TEST(cyclic_list)
@@ -333,6 +362,7 @@ main(void)
 	tcase_add_loop_test(tc, vmstat_text_equals_truth, 0, n);
 	tcase_add_test(tc, clone_agrees);
 	tcase_add_test(tc, cyclic_list);
+	tcase_add_test(tc, totals_without_percpu);
 	tcase_add_test(tc, refresh_fbsd14);
 	tcase_add_test(tc, refresh_fbsd12);
 	suite_add_tcase(s, tc);

@@ -86,9 +86,10 @@ input_key(struct tui *t, int key)
 		return ACT_REDRAW;
 	case '\n':
 	case KEY_ENTER:
-		if (t->model.nrows > 0)
-			t->screen = SCR_PERCPU;
-		return ACT_REDRAW;
+		if (t->model.nrows == 0)
+			return ACT_REDRAW;
+		t->screen = SCR_PERCPU;
+		return ACT_RESCAN;      /* fetch the per-CPU counters now */
 	case KEY_UP:
 	case 'k':
 		if (t->sel > 0)

@@ -112,7 +112,12 @@ fill_text(struct tui *t, kvs_t *kd)
 static void
 do_refresh(struct tui *t, kvs_t *kd)
 {
-	double t0 = now();
+	double t0;
+
+	/* Per-CPU counters only while the drill-down shows them: a refresh
+	 * then writes one record per type instead of one per type and CPU. */
+	memstat_mtl_set_percpu(t->model.list, t->screen == SCR_PERCPU);
+	t0 = now();
 	int rc = t->have_uma ? memstat_kvm_all(t->model.list, kd) :
 	    memstat_kvm_malloc(t->model.list, kd);
 	double t1 = now();
@@ -223,7 +228,10 @@ main(int argc, char **argv)
 			if (a == ACT_QUIT)
 				goto out;
 			if (a == ACT_RESCAN) {
-				fill_text(&t, kd);
+				if (t.screen == SCR_PERCPU)
+					do_refresh(&t, kd);
+				else
+					fill_text(&t, kd);
 				view_draw(&t);
 				continue;
 			}

@@ -115,6 +115,10 @@ uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned doma
 size_t memstat_mtl_count(struct memory_type_list *list);
 /* Remove the entries marked vanished; returns how many were removed. */
 int memstat_mtl_sweep(struct memory_type_list *list);
+/* Whether refreshes keep per-CPU counters (default 1).  A live view that
+ * shows totals can turn them off: a refresh then writes one record per type
+ * instead of one per type and CPU, and the per-CPU accessors return 0. */
+void memstat_mtl_set_percpu(struct memory_type_list *list, int enable);
 
 #ifdef __cplusplus
 }
