@@ -390,6 +390,8 @@ void
 kvs_tlb_flush(kvs_t *kd)
 {
 	memset(kd->tlb, 0, sizeof(kd->tlb));
+	if (kd->src->refresh != NULL)
+		kd->src->refresh(kd->src_priv);
 }
 
 /* Translate through the cache; a large page fills one entry for all of it.

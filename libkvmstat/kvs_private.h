@@ -92,6 +92,9 @@ struct kvs_source_ops {
 	/* Optional: pages present, when counting them costs a pass over an
 	 * index (kept out of open); NULL = info()->dumped_pages. */
 	uint64_t (*dumped_pages)(void *priv);
+	/* Optional: called before each walk (kvs_tlb_flush) so a source whose
+	 * file can change under it re-checks what it may read. */
+	void (*refresh)(void *priv);
 	void (*close)(void *priv);
 };
 

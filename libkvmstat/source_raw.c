@@ -9,12 +9,15 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kvs_private.h"
 
 struct raw {
 	const uint8_t *map;
-	uint64_t len;
+	uint64_t len;       /* readable bytes: the mapping, less what was cut off */
+	uint64_t map_len;
+	int fd;
 };
 
 static int
@@ -28,7 +31,8 @@ raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	if (r == NULL)
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
 	r->map = a->map;
-	r->len = a->map_len;
+	r->len = r->map_len = a->map_len;
+	r->fd = a->fd;
 	*priv = r;
 	return 0;
 }
@@ -47,6 +51,22 @@ raw_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	}
 	memcpy(buf, r->map + pa, len);
 	return 0;
+}
+
+/*
+ * Before each refresh: an image another process rewrites may also have been
+ * cut short, and touching mapped pages past its end would raise SIGBUS.  Only
+ * what the file still holds is read.  (A file shrinking in the middle of a
+ * refresh is not covered.)
+ */
+static void
+raw_refresh(void *priv)
+{
+	struct raw *r = priv;
+	struct stat st;
+
+	if (fstat(r->fd, &st) == 0 && st.st_size >= 0)
+		r->len = (uint64_t)st.st_size < r->map_len ? (uint64_t)st.st_size : r->map_len;
 }
 
 static void
@@ -72,5 +92,6 @@ const struct kvs_source_ops kvs_source_raw = {
 	.open = raw_open,
 	.read_phys = raw_read,
 	.info = raw_info,
+	.refresh = raw_refresh,
 	.close = raw_close,
 };

@@ -156,6 +156,7 @@ kvmprof_probes_read(kvs_t *kd, int all)
 	uint64_t chunk[CHUNK];
 
 	kerr_clear(&kd->err);
+	kvs_tlb_flush(kd);
 	if (kread_sym_uint(kd, "dtrace_nprobes", &nprobes) != 0 ||
 	    kvs_symbol(kd, "dtrace_probes", &arr, NULL) != 0 || kread_u64(kd, arr, &arr) != 0) {
 		kerr_push(&kd->err, "DTrace probe table (dtrace.ko loaded? pass it with -K)");

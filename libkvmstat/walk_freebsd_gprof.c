@@ -88,6 +88,7 @@ kvmprof_gmon_read(kvs_t *kd)
 	size_t cap = 0;
 
 	kerr_clear(&kd->err);
+	kvs_tlb_flush(kd);
 	if (kvs_symbol(kd, "_gmonparam", &addr, NULL) != 0) {
 		kerr_push(&kd->err, "no kernel profiling (a kernel built without GPROF)");
 		return NULL;
