@@ -75,6 +75,37 @@ read_buf(kvs_t *kd, uint64_t addr, uint64_t size, const char *what)
 	return b;
 }
 
+/*
+ * Counter width.  histcounter_type says it in bits (negative for signed
+ * GUPROF counters); kernels without the member, or with 0 there, are read
+ * by the type kcount points to in DWARF, then by the historical u_short.
+ * Only whole 1/2/4/8-byte counters make sense: anything else is corrupt.
+ */
+static int
+counter_width(kvs_t *kd, const uint8_t *gp, size_t len, int *bits)
+{
+	struct kvs_typeinfo kt;
+	uint64_t v;
+	int b = 0;
+
+	if (kvs_has_member(kd, G, "histcounter_type") == 1 &&
+	    field(kd, gp, len, "histcounter_type", &v) == 0)
+		b = (int)(int32_t)v;
+	if (b == 0 && kvs_member(kd, G, "kcount", &kt) == 0 && kt.kind == KVS_KIND_POINTER &&
+	    kt.elem_size >= 1 && kt.elem_size <= 8)
+		b = (int)kt.elem_size * 8;
+	kerr_clear(&kd->err);
+	if (b == 0)
+		b = 16;
+	switch (b < 0 ? -b : b) {
+	case 8: case 16: case 32: case 64:
+		*bits = b;
+		return 0;
+	}
+	return kerr_set(&kd->err, KVS_E_DATA, "histcounter_type %d is not a counter width "
+	    "(8, 16, 32 or 64 bits)", b);
+}
+
 kvmprof_gmon_t *
 kvmprof_gmon_read(kvs_t *kd)
 {
@@ -100,8 +131,10 @@ kvmprof_gmon_read(kvs_t *kd)
 		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
-	if (g == NULL)
+	if (g == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
 		return NULL;
+	}
 	if (field(kd, gp, ti.size, "state", &v[0]) || field(kd, gp, ti.size, "kcount", &kcount) ||
 	    field(kd, gp, ti.size, "kcountsize", &v[1]) || field(kd, gp, ti.size, "froms", &fromsp) ||
 	    field(kd, gp, ti.size, "fromssize", &fromssize) || field(kd, gp, ti.size, "tos", &tosp) ||
@@ -113,10 +146,8 @@ kvmprof_gmon_read(kvs_t *kd)
 		goto fail;
 	g->state = (int)v[0];
 	g->profrate = (int)(int32_t)v[2];
-	g->histcounter_type = 16;
-	if (kvs_has_member(kd, G, "histcounter_type") == 1 &&
-	    field(kd, gp, ti.size, "histcounter_type", &v[3]) == 0 && (int32_t)v[3] != 0)
-		g->histcounter_type = (int)(int32_t)v[3];
+	if (counter_width(kd, gp, ti.size, &g->histcounter_type) != 0)
+		goto fail;
 	if (g->profrate == 0)
 		g->profrate = (int)kread_sym_uint_or(kd, "profhz", 0);
 	if (g->highpc < g->lowpc || g->textsize != g->highpc - g->lowpc) {
@@ -130,8 +161,15 @@ kvmprof_gmon_read(kvs_t *kd)
 		    (unsigned long long)v[1], (unsigned long long)g->textsize);
 		goto fail;
 	}
+	if (v[1] % (unsigned)(kvmprof_gmon_counter_bits(g) / 8) != 0) {
+		kerr_set(&kd->err, KVS_E_DATA, "kcountsize %llu is not a whole number of %d-bit counters",
+		    (unsigned long long)v[1], kvmprof_gmon_counter_bits(g));
+		goto fail;
+	}
+	/* tolimit is only sanity-checked (the chains are bounded by tossize),
+	 * without multiplying a kernel value that could overflow. */
 	if (fromssize > g->textsize || tossize > (uint64_t)(65535 + 1) * TOS_SIZE ||
-	    (int64_t)tolimit < 0 || tolimit * TOS_SIZE > tossize + TOS_SIZE ||
+	    (int64_t)tolimit < 0 || tolimit > tossize / TOS_SIZE + 1 ||
 	    g->hashfraction == 0) {
 		kerr_set(&kd->err, KVS_E_DATA, "arc tables inconsistent: fromssize %llu, tossize %llu, "
 		    "tolimit %lld, hashfraction %llu", (unsigned long long)fromssize,
@@ -275,11 +313,20 @@ kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
 		errno = EEXIST;
 		return -1;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
+	/* Not mkstemp: its 0600 would outlive the rename, and kgmon's gmon.out
+	 * is an ordinary file created under the user's umask. */
+	fd = -1;
+	for (unsigned n = 0; fd < 0 && n < 100; n++) {
+		static unsigned seq;
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(),
+		    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
 	}
-	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -1;
 	/* struct gmonhdr: lpc, hpc, ncnt, version, profrate, histcounter_type, spare[2] */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kvmprof.h"
@@ -94,6 +95,19 @@ START_TEST(gmon_out_file)
 	ck_assert_int_eq(kvmprof_gmon_write(g, out, 0), -1);      /* no clobbering */
 	ck_assert_int_eq(errno, EEXIST);
 	ck_assert_int_eq(kvmprof_gmon_write(g, out, 1), 0);       /* -f */
+	{
+		/* An ordinary file under the umask (not mkstemp's 0600), no temporaries left. */
+		struct stat sb;
+		mode_t old = umask(022);
+		unlink(out);
+		ck_assert_int_eq(kvmprof_gmon_write(g, out, 0), 0);
+		umask(old);
+		ck_assert_int_eq(stat(out, &sb), 0);
+		ck_assert_int_eq(sb.st_mode & 0777, 0644);
+		char cmd[4096];
+		snprintf(cmd, sizeof(cmd), "ls %s.tmp* >/dev/null 2>&1", out);
+		ck_assert_int_ne(system(cmd), 0);
+	}
 	b = read_file(out, &len);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_uint_eq(len, 40 + jget(gt, "kcountsize") + 24 * json_array_size(json_object_get(gt, "arcs")));
@@ -276,6 +290,23 @@ patched(const char *member, uint64_t value, uint64_t at_tos_link)
 	return copy;
 }
 
+/* histcounter_type 0 (kernels that never set it): the width comes from the
+ * DWARF type of kcount, and the result is the same as with 16. */
+START_TEST(width_from_dwarf)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof");
+	kvs_t *kd = open_core("fbsd14", patched("histcounter_type", 0, 0), KVS_O_RAW);
+	kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
+
+	ck_assert_msg(g != NULL, "%s", kvs_geterr(kd));
+	ck_assert_int_eq(kvmprof_gmon_counter_bits(g), 16);
+	ck_assert_uint_eq(kvmprof_gmon_nbins(g) * 2, jget(gt, "kcountsize"));
+	kvmprof_gmon_free(g);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(bad_buffers)
 {
 	kvs_t *kd;
@@ -296,6 +327,21 @@ START_TEST(bad_buffers)
 	kd = open_core("fbsd14", patched("tossize", 1ULL << 40, 0), KVS_O_RAW);
 	ck_assert_ptr_null(kvmprof_gmon_read(kd));
 	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	kvs_close(kd);
+	/* A counter width that is no whole counter: an error, not a division by zero. */
+	kd = open_core("fbsd14", patched("histcounter_type", 4, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "histcounter_type 4"));
+	kvs_close(kd);
+	/* kcountsize not a multiple of the counter size. */
+	kd = open_core("fbsd14", patched("kcountsize", 167, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "whole number"));
+	kvs_close(kd);
+	/* A tolimit whose byte size would overflow. */
+	kd = open_core("fbsd14", patched("tolimit", 1ULL << 62, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "tolimit"));
 	kvs_close(kd);
 	/* A kernel without profiling: clear message. */
 	kd = kvs_open(fixture_path("fbsd12/kernel"), fixture_path("fbsd12/vmcore.minidump2"), 0, NULL);
@@ -319,6 +365,7 @@ main(void)
 	tcase_add_test(tc, gmon_out_file);
 	tcase_add_test(tc, gnu_gprof_agrees);
 	tcase_add_test(tc, profile_json);
+	tcase_add_test(tc, width_from_dwarf);
 	tcase_add_test(tc, bad_buffers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
