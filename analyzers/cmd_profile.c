@@ -189,6 +189,8 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 			json_t *r = json_object();
 			json_object_set_new(r, "from", json_string(where(kd, arcs[i].frompc, b1, sizeof(b1))));
 			json_object_set_new(r, "to", json_string(where(kd, arcs[i].selfpc, b2, sizeof(b2))));
+			json_object_set_new(r, "frompc", json_integer((json_int_t)arcs[i].frompc));
+			json_object_set_new(r, "selfpc", json_integer((json_int_t)arcs[i].selfpc));
 			json_object_set_new(r, "count", json_integer(arcs[i].count));
 			json_array_append_new(ja, r);
 		}
@@ -209,7 +211,11 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 	if (unknown)
 		printf("%7.2f %10" PRIu64 " %9.2f %12s  (outside any function)\n",
 		    100.0 * unknown / total, unknown, unknown / hz, "");
+	if (nf == 0 && unknown == 0)
+		printf("%7s  (no samples and no calls recorded)\n", "");
 	printf("\n%12s  %-32s %s\n", "count", "call site", "callee");
+	if (na == 0)
+		printf("%12s  (no call arcs)\n", "");
 	for (i = 0; i < na && (int)i < top; i++) {
 		char b1[256], b2[256];
 		printf("%12" PRId64 "  %-32s %s\n", arcs[i].count,

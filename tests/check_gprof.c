@@ -295,6 +295,40 @@ START_TEST(profile_json)
 	}
 	json_decref(j);
 	free(out);
+
+	/* --top 5: the five busiest arcs, busiest first (ties by call site). */
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s profile --json --top 5", build_path("analyzers/kvmstat"),
+	    fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.minidump2"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	j = json_loads(out, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	json_t *ta = json_object_get(gt, "arcs"), *ja = json_object_get(j, "arcs");
+	size_t n = json_array_size(ta), used[8], nu = 0;
+	ck_assert_uint_eq(json_array_size(ja), n < 5 ? n : 5);
+	json_array_foreach(ja, k, r) {
+		size_t best = (size_t)-1, u;
+		for (i = 0; i < n; i++) {
+			json_t *c = json_array_get(ta, i);
+			int taken = 0;
+			for (u = 0; u < nu; u++)
+				taken |= used[u] == i;
+			if (taken)
+				continue;
+			if (best == (size_t)-1 || jget(c, "count") > jget(json_array_get(ta, best), "count") ||
+			    (jget(c, "count") == jget(json_array_get(ta, best), "count") &&
+			    jget(c, "frompc") < jget(json_array_get(ta, best), "frompc")))
+				best = i;
+		}
+		used[nu++] = best;
+		ck_assert_uint_eq(jget(r, "count"), jget(json_array_get(ta, best), "count"));
+		ck_assert_uint_eq(jget(r, "frompc"), jget(json_array_get(ta, best), "frompc"));
+		ck_assert_uint_eq(jget(r, "selfpc"), jget(json_array_get(ta, best), "selfpc"));
+		ck_assert_str_eq(json_string_value(json_object_get(r, "to")),
+		    json_string_value(json_object_get(json_array_get(ta, best), "callee")));
+	}
+	json_decref(j);
+	free(out);
 	json_decref(t);
 }
 END_TEST
