@@ -2,6 +2,10 @@
  * cmd_profile.c - `kvmstat gmon` writes kgmon's gmon.out from a dump;
  * `kvmstat profile` reports it directly: a flat profile (ticks, %, seconds
  * at profrate, calls) per ELF function symbol and the busiest call arcs.
+ * A bin's ticks go to the function its first byte lies in (gprof spreads a
+ * bin over the functions it overlaps; with 16-byte-aligned functions and
+ * 16-byte bins the two agree).  "calls" counts every arc into a function,
+ * self-recursive ones included, where gprof prints those as "+N" apart.
  */
 #include <errno.h>
 #include <inttypes.h>

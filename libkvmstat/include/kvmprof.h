@@ -33,7 +33,8 @@ uint64_t kvmprof_gmon_lowpc(const kvmprof_gmon_t *g);
 uint64_t kvmprof_gmon_highpc(const kvmprof_gmon_t *g);
 /* Histogram ticks per second: profrate, or the kernel's profhz when 0. */
 int kvmprof_gmon_profrate(const kvmprof_gmon_t *g);
-/* Counter width in bits (16 unless the kernel says otherwise). */
+/* Counter width in bits: histcounter_type, else the DWARF type kcount
+ * points to, else 16 (u_short).  Widths other than 8/16/32/64 are refused. */
 int kvmprof_gmon_counter_bits(const kvmprof_gmon_t *g);
 size_t kvmprof_gmon_nbins(const kvmprof_gmon_t *g);
 /* Text bytes per bin. */
@@ -44,8 +45,14 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
     uint64_t *selfpc, int64_t *count);
 
 /* Write the BSD gmon.out that `kgmon -p` writes (header, raw histogram,
- * raw arcs), atomically: a temporary file renamed into place.  Refuses to
- * replace an existing file unless `force`.  0 or -1 with errno set. */
+ * raw arcs), atomically: a temporary file beside it, created under the
+ * umask, renamed into place.  Refuses to replace an existing file unless
+ * `force` (without it the final step is link(2), so a file that appears
+ * meanwhile is not clobbered either).  0 or -1 with errno set.
+ *
+ * GNU gprof reads this file as is: it recognises the BSD 4.4 header by its
+ * version word (GMONVERSION) and takes the histogram bounds, counter count
+ * and rate from it, so `gprof kernel gmon.out` needs no conversion. */
 int kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force);
 
 /* ------------------------------------------------------------ DTrace */
