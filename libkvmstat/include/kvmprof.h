@@ -52,7 +52,9 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
  *
  * GNU gprof reads this file as is: it recognises the BSD 4.4 header by its
  * version word (GMONVERSION) and takes the histogram bounds, counter count
- * and rate from it, so `gprof kernel gmon.out` needs no conversion. */
+ * and rate from it, so `gprof kernel gmon.out` needs no conversion.  It
+ * assumes 16-bit counters, though: a GPROF4 kernel's 64-bit histogram is
+ * written as the kernel holds it (as kgmon does) and only BSD tools read it. */
 int kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force);
 
 /* ------------------------------------------------------------ DTrace */
