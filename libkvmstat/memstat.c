@@ -2,6 +2,7 @@
  * memstat.c - the memory_type_list: list operations, accessors, caller
  * slots and refresh bookkeeping (see memstat_internal.h for the design).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,10 @@ hash_put(struct memory_type_list *l, struct memory_type *mt)
 	l->mtl_hash[i] = mt;
 }
 
-/* Rebuild the table with room for `need` entries at load <= 1/2. */
+/* Re-index every entry with room for `need` entries at load <= 1/2.  The
+ * table only grows: after removals (sweep, abort) it is refilled in place,
+ * so those paths allocate nothing and cannot fail half-way with stale
+ * pointers left in the table. */
 static int
 hash_rebuild(struct memory_type_list *l, size_t need)
 {
@@ -160,7 +164,7 @@ hash_rebuild(struct memory_type_list *l, size_t need)
 
 	while (size < need * 2)
 		size <<= 1;
-	if (size - 1 != l->mtl_hmask || l->mtl_hash == NULL) {
+	if (l->mtl_hash == NULL || size > l->mtl_hmask + 1) {
 		struct memory_type **h = xcalloc(size, sizeof(*h));
 		if (h == NULL)
 			return -1;
@@ -168,7 +172,7 @@ hash_rebuild(struct memory_type_list *l, size_t need)
 		l->mtl_hash = h;
 		l->mtl_hmask = size - 1;
 	} else
-		memset(l->mtl_hash, 0, size * sizeof(*l->mtl_hash));
+		memset(l->mtl_hash, 0, (l->mtl_hmask + 1) * sizeof(*l->mtl_hash));
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
 		hash_put(l, mt);
 	return 0;
@@ -214,7 +218,7 @@ memstat_mtl_sweep(struct memory_type_list *list)
 		}
 	}
 	if (n > 0 && list->mtl_hash != NULL)
-		hash_rebuild(list, list->mtl_count);   /* same size: no allocation */
+		(void)hash_rebuild(list, 0);           /* in place: cannot fail */
 	return n;
 }
 
@@ -274,13 +278,15 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	struct memory_type *mt;
 
 	l->mtl_gen++;
-	l->mtl_maxcpus = maxcpus;
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
 		if (mt->mt_allocator == allocator && grow_cpus(mt, maxcpus) != 0) {
 			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
 			return -1;
 		}
 	}
+	/* Only now: entries created by mtl_upsert get this many slots, and
+	 * every entry of the allocator has at least as many. */
+	l->mtl_maxcpus = maxcpus;
 	return 0;
 }
 
@@ -294,6 +300,7 @@ snapshot(struct memory_type *mt)
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
 	mt->mt_saved_bank = mt->mt_bank;
+	mt->mt_name_saved = false;
 	mt->mt_bank ^= 1;
 	mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
 	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
@@ -304,7 +311,7 @@ reset_counters(struct memory_type *mt, bool percpu)
 {
 	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
 	mt->mt_percpu_valid = percpu;
-	if (!percpu)
+	if (!percpu || mt->mt_capcpus == 0)
 		return;
 	memset(mt->mt_percpu_alloc, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_alloc));
 	memset(mt->mt_percpu_cache, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_cache));
@@ -365,6 +372,13 @@ mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey)
 {
 	size_t n = strnlen(name, MEMTYPE_MAXNAME - 1);
 
+	/* An entry that existed before this refresh gets its old name back if
+	 * the refresh fails; names rarely change, so this copy is rare. */
+	if (mt->mt_created_gen != mt->mt_seen_gen && !mt->mt_name_saved) {
+		memcpy(mt->mt_saved_name, mt->mt_name, sizeof(mt->mt_name));
+		mt->mt_saved_namekey = mt->mt_namekey;
+		mt->mt_name_saved = true;
+	}
 	memcpy(mt->mt_name, name, n);
 	mt->mt_name[n] = '\0';
 	mt->mt_namekey = namekey;
@@ -401,13 +415,18 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
+		if (mt->mt_name_saved) {
+			memcpy(mt->mt_name, mt->mt_saved_name, sizeof(mt->mt_name));
+			mt->mt_namekey = mt->mt_saved_namekey;
+			mt->mt_name_saved = false;
+		}
 		mt->mt_seen_gen = 0;
 		mt->mt_bank = mt->mt_saved_bank;
 		mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
 		mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	}
 	if (removed)
-		hash_rebuild(l, l->mtl_count);
+		(void)hash_rebuild(l, 0);               /* in place: cannot fail */
 	l->mtl_error = error;
 }
 
@@ -439,12 +458,14 @@ memstat_malloc_zone_used(const struct memory_type *mtp, size_t n)
 	return n < 64 && (mtp->mt_sizemask >> n & 1);
 }
 
-/* sysctl sources need a live FreeBSD kernel. */
+/* The sysctl sources need a running FreeBSD kernel, which this library
+ * never has: they fail without touching the list's entries. */
 int
 memstat_sysctl_all(struct memory_type_list *list, int flags)
 {
 	(void)flags;
 	list->mtl_error = MEMSTAT_ERROR_UNDEFINED;
+	errno = ENOSYS;
 	return -1;
 }
 

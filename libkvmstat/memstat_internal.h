@@ -4,23 +4,53 @@
  *
  * Design story.  libmemstat finds entries by (allocator, name) with a linear
  * search, re-reads every name byte by byte, and empties the whole list when
- * a read fails.  Here an entry's identity is the kernel address of its
- * object, found through a hash, so a refresh is O(n), duplicate names stay
- * separate rows, and a name is only re-read when its pointer changed.  When
- * a refresh first touches an entry it snapshots the library-owned counters
- * into space kept with the entry; a failed refresh restores the entries it
- * touched and drops those it created, so the caller keeps the last good
- * picture.  Per-CPU counters are not copied: each entry has two banks and a
- * refresh writes the one not shown.  Nothing is allocated
- * in a steady-state refresh (mtl_alloc_events counts allocations for tests).
+ * a read fails.  Here an entry's identity is (allocator, kernel address of
+ * its malloc_type / uma_zone), found through an open-addressing hash, so a
+ * refresh is O(n), duplicate names stay separate rows, and a name is only
+ * re-read when its kernel pointer changed.  When a refresh first touches an
+ * entry it snapshots the library-owned scalar counters into space kept with
+ * the entry; a failed refresh restores the entries it touched (their name
+ * too, if it changed) and drops those it created, so the caller keeps the
+ * last good picture.  Per-CPU counters are not copied: each entry has two
+ * banks and a refresh writes the one not shown.  Once every kernel object
+ * has its entry, a refresh allocates nothing (mtl_alloc_events counts the
+ * library's allocations so tests can check this).
  *
- * Protocol, per allocator:
- *   mtl_refresh_begin(l, ALLOCATOR_X, maxcpus);
- *   for each kernel object:  mt = mtl_upsert(l, ALLOCATOR_X, kaddr, &is_new);
- *                            if (is_new || mt->mt_namekey != p) mtl_set_name(mt, name, p);
- *                            fill mt->mt_* and mt->mt_percpu_alloc[c] ...
- *   mtl_refresh_commit(l, ALLOCATOR_X);        or on failure
+ * Protocol, per allocator (one refresh at a time per list):
+ *
+ *   if (mtl_refresh_begin(l, ALLOCATOR_X, maxcpus) != 0)
+ *           return -1;                       (error set; nothing touched)
+ *   for each kernel object at kaddr:
+ *           mt = mtl_upsert(l, ALLOCATOR_X, kaddr, &is_new);
+ *           if (mt == NULL) -> abort with MEMSTAT_ERROR_NOMEMORY
+ *           if (is_new || mt->mt_namekey != nameptr)
+ *                   mtl_set_name(mt, name, nameptr);
+ *           fill mt->mt_* (+=, |= are fine: they start at 0) and, when
+ *           mt->mt_percpu_valid, mt->mt_percpu_alloc[c] / mt_percpu_cache[c]
+ *           for c < maxcpus;
+ *   mtl_refresh_commit(l, ALLOCATOR_X);          or on any failure
  *   mtl_refresh_abort(l, ALLOCATOR_X, MEMSTAT_ERROR_...);
+ *
+ * begin:  grows every entry of the allocator to at least maxcpus per-CPU
+ *         slots (new slots, caller slots included, zeroed); the only step
+ *         besides creating entries that may allocate.
+ * upsert: find-or-create by identity.  A new entry goes to the list head
+ *         (libmemstat's order) with every field zero.  On the first touch in
+ *         a refresh the library-owned counters are reset: mt_countlimit ..
+ *         mt_dom_kegfree (rsize, xdomain and maxused included, which
+ *         libmemstat leaves alone) and the per-CPU counters of the bank being
+ *         filled.  Never reset: allocator, kaddr, name (see mtl_set_name),
+ *         the general and per-CPU caller slots.  Marks the entry seen and
+ *         not vanished, sets mt_maxcpus.  Upserting twice in one refresh
+ *         returns the same entry without resetting it again.
+ * commit: entries of the allocator not seen are marked vanished and keep the
+ *         values of the last refresh that saw them; memstat_mtl_sweep()
+ *         removes them at the caller's request.
+ * abort:  sets mtl_error; entries created by this refresh are freed, touched
+ *         ones get back counters, bank, name, maxcpus and vanished flag.
+ *         Entries of other allocators are never touched.
+ * Per-row problems that do not fail a refresh (a skipped type, an
+ * inconsistent bucket) go to kvs_warn() on the handle: see kvs_warnings().
  */
 #ifndef MEMSTAT_INTERNAL_H
 #define MEMSTAT_INTERNAL_H
@@ -109,6 +139,11 @@ struct memory_type {
 	uint64_t mt_saved[18 + 2 * MEMSTAT_MAXDOMAINS];
 	bool mt_saved_vanished;
 	unsigned mt_saved_maxcpus;
+	/* Rollback copy of the name, taken by mtl_set_name only when a refresh
+	 * renames an entry that existed before it. */
+	bool mt_name_saved;
+	char mt_saved_name[MEMTYPE_MAXNAME];
+	uint64_t mt_saved_namekey;
 };
 
 struct memory_type_list {
@@ -128,7 +163,11 @@ KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int alloca
 KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey);
 KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
 KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
+/* The malloc(9) zone sizes behind memstat_malloc_zone_get_*() (process-
+ * global, as in libmemstat); n = 0 clears them, n is capped at
+ * MEMSTAT_ZONES_MAX. */
 KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
+/* Allocations made by memstat.c (entries, per-CPU banks, hash tables). */
 extern KVS_HIDDEN unsigned long mtl_alloc_events;
 
 #endif

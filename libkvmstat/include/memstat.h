@@ -27,8 +27,12 @@ extern "C" {
 #define MEMSTAT_ERROR_NOMEMORY       1 /* out of memory */
 #define MEMSTAT_ERROR_VERSION        2 /* unsupported version */
 #define MEMSTAT_ERROR_PERMISSION     3 /* permission denied */
+/* 4 was MEMSTAT_ERROR_TOOMANYCPUS in 6.x headers, when per-CPU arrays had a
+ * fixed size.  Kept so such programs compile; never returned (per-CPU
+ * arrays grow), and memstat_strerror(4) is "Unknown error". */
+#define MEMSTAT_ERROR_TOOMANYCPUS    4
 #define MEMSTAT_ERROR_DATAERROR      5 /* error in stat data */
-#define MEMSTAT_ERROR_KVM            6 /* see kvs_geterr() */
+#define MEMSTAT_ERROR_KVM            6 /* detail: kvs_geterr(kvm_handle) */
 #define MEMSTAT_ERROR_KVM_NOSYMBOL   7 /* symbol not available */
 #define MEMSTAT_ERROR_KVM_SHORTREAD  8 /* short kernel read */
 
@@ -37,7 +41,10 @@ struct memory_type_list;
 
 const char *memstat_strerror(int error);
 
-/* Lists */
+/* Lists.  Entries are in libmemstat's order: each new entry goes to the
+ * head, so the list holds them newest first (reverse discovery order; after
+ * memstat_kvm_all, UMA zones precede malloc types).  An entry keeps its
+ * place across refreshes. */
 struct memory_type_list *memstat_mtl_alloc(void);
 struct memory_type *memstat_mtl_first(struct memory_type_list *list);
 struct memory_type *memstat_mtl_next(struct memory_type *mtp);
@@ -46,8 +53,13 @@ struct memory_type *memstat_mtl_find(struct memory_type_list *list, int allocato
 void memstat_mtl_free(struct memory_type_list *list);
 int memstat_mtl_geterror(struct memory_type_list *list);
 
-/* Sources.  The sysctl variants need a live FreeBSD kernel: here they fail
- * with MEMSTAT_ERROR_UNDEFINED. */
+/* Sources.  A call on a non-empty list refreshes it in place; on failure it
+ * returns -1, sets the list's error and leaves the entries of the allocator
+ * it was refreshing as they were after the last good refresh (FreeBSD
+ * empties the list).  With MEMSTAT_ERROR_KVM the detail is
+ * kvs_geterr(kvm_handle).  The sysctl variants need a running FreeBSD
+ * kernel: here they always return -1 with MEMSTAT_ERROR_UNDEFINED and errno
+ * ENOSYS, and leave the list's entries alone. */
 int memstat_sysctl_all(struct memory_type_list *list, int flags);
 int memstat_sysctl_malloc(struct memory_type_list *list, int flags);
 int memstat_sysctl_uma(struct memory_type_list *list, int flags);
@@ -55,7 +67,9 @@ int memstat_kvm_all(struct memory_type_list *list, void *kvm_handle);
 int memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle);
 int memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle);
 
-/* malloc(9) zone table of the last memstat_kvm_malloc(). */
+/* malloc(9) zone table read by the last memstat_kvm_malloc(), on any
+ * list (process-global, as in FreeBSD).  get_size returns (size_t)-1 for
+ * n >= get_count(); zone_used is bit n of the entry's size mask. */
 size_t memstat_malloc_zone_get_count(void);
 size_t memstat_malloc_zone_get_size(size_t n);
 int memstat_malloc_zone_used(const struct memory_type *mtp, size_t n);
@@ -100,7 +114,8 @@ uint64_t memstat_get_percpu_free(const struct memory_type *mtp, int cpu);
 /* Extensions (not in FreeBSD's libmemstat). */
 /* Kernel address of the malloc_type / uma_zone: the entry's identity. */
 uint64_t memstat_get_kaddr(const struct memory_type *mtp);
-/* Non-zero if the object was not seen by the last refresh of its allocator. */
+/* Non-zero if the object was not seen by the last refresh of its allocator;
+ * its counters are then those of the last refresh that saw it. */
 int memstat_get_vanished(const struct memory_type *mtp);
 /* Number of per-CPU slots (mp_maxid + 1 at the last refresh). */
 unsigned memstat_get_maxcpus(const struct memory_type *mtp);
