@@ -1,10 +1,13 @@
 /*
  * check_memstat_list.c - the memory_type_list without a kernel: identity,
  * find semantics, caller slots across refreshes, zeroed per-CPU slots,
- * vanished entries and sweep, rollback of a failed refresh, CPU growth,
- * zone helpers, error strings, and no allocation in a steady refresh.
+ * vanished entries and sweep, rollback of a failed refresh (names too),
+ * allocators kept apart, what a refresh resets, per-CPU counters off, CPU
+ * growth, zone helpers, error strings, and no allocation in a steady
+ * refresh (mtl_alloc_events).
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +147,163 @@ START_TEST(abort_restores)
 }
 END_TEST
 
+START_TEST(abort_restores_names_and_keeps_capacity)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	unsigned long ev;
+	uint64_t k;
+	int is_new;
+
+	refresh(l, K, N, 2, 4, 10);
+	ev = mtl_alloc_events;
+	/* A failed refresh that renames an entry and creates many (the hash
+	 * grows) leaves names, namekeys and counters as they were. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[1], &is_new);
+	mtl_set_name(mt, "renamed", 0xdead);
+	mtl_set_name(mt, "renamed_twice", 0xbeef);
+	ck_assert_str_eq(memstat_get_name(mt), "renamed_twice");
+	for (k = 1; k <= 500; k++)
+		ck_assert_ptr_nonnull(mtl_upsert(l, ALLOCATOR_MALLOC, 0x100000 + k * 64, &is_new));
+	ck_assert_uint_eq(memstat_mtl_count(l), 502);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM_SHORTREAD);
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM_SHORTREAD);
+	ck_assert_uint_eq(memstat_mtl_count(l), 2);
+	mt = memstat_mtl_find(l, ALLOCATOR_MALLOC, "temp");
+	ck_assert_ptr_nonnull(mt);
+	ck_assert_uint_eq(memstat_get_kaddr(mt), K[1]);
+	ck_assert_uint_eq(mt->mt_namekey, K[1] + 1);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 11);
+	ck_assert_ptr_null(memstat_mtl_find(l, ALLOCATOR_ANY, "renamed_twice"));
+	/* The grown table is kept: a refresh with 500 new entries again only
+	 * allocates the entries and their banks, and then steady state is free. */
+	ev = mtl_alloc_events;
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	for (k = 1; k <= 500; k++)
+		ck_assert_ptr_nonnull(mtl_upsert(l, ALLOCATOR_MALLOC, 0x100000 + k * 64, &is_new));
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(mtl_alloc_events - ev, 500 * 5);     /* entry + 4 banks */
+	ck_assert_uint_eq(memstat_mtl_count(l), 502);
+	/* Sweep the two old entries (vanished), then refresh: nothing allocated. */
+	ck_assert_int_eq(memstat_mtl_sweep(l), 2);
+	ev = mtl_alloc_events;
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	for (k = 1; k <= 500; k++) {
+		mt = mtl_upsert(l, ALLOCATOR_MALLOC, 0x100000 + k * 64, &is_new);
+		ck_assert_int_eq(is_new, 0);
+	}
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(mtl_alloc_events, ev);
+	ck_assert_uint_eq(memstat_mtl_count(l), 500);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(reset_and_vanished_values)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, 0x5000, &is_new);
+	mtl_set_name(mt, "zone", 1);
+	mt->mt_rsize = 128;
+	mt->mt_xdomain = 3;
+	mt->mt_free = 9;
+	mt->mt_dom_kegfree[1] = 4;
+	mt->mt_percpu_cache[1].mtp_free = 6;
+	memstat_set_caller_uint64(mt, 0, 42);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, 0x6000, &is_new);
+	mtl_set_name(mt, "gone", 2);
+	mt->mt_numallocs = 17;
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	mt = memstat_mtl_find(l, ALLOCATOR_UMA, "zone");
+	ck_assert_uint_eq(memstat_get_domain_kegfree(mt, 1), 4);
+	ck_assert_uint_eq(memstat_get_domain_kegfree(mt, 1000), 0);
+	ck_assert_uint_eq(memstat_get_percpu_free(mt, 1), 6);
+
+	/* Second refresh sees only "zone" and sets nothing: every library
+	 * counter is back to 0 (rsize and xdomain included), caller slots and
+	 * name stay; "gone" keeps its last values and is marked vanished. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_UMA, 0x5000, &is_new);
+	mt->mt_count = 5;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, 0x5000, &is_new), mt);
+	ck_assert_uint_eq(mt->mt_count, 5);                    /* no second reset */
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert_str_eq(memstat_get_name(mt), "zone");
+	ck_assert_uint_eq(memstat_get_rsize(mt), 0);
+	ck_assert_uint_eq(memstat_get_xdomain(mt), 0);
+	ck_assert_uint_eq(memstat_get_free(mt), 0);
+	ck_assert_uint_eq(memstat_get_domain_kegfree(mt, 1), 0);
+	ck_assert_uint_eq(memstat_get_percpu_free(mt, 1), 0);
+	ck_assert_uint_eq(memstat_get_caller_uint64(mt, 0), 42);
+	ck_assert_int_eq(memstat_get_vanished(mt), 0);
+	mt = memstat_mtl_find(l, ALLOCATOR_UMA, "gone");
+	ck_assert_int_eq(memstat_get_vanished(mt), 1);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 17);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(allocators_are_separate)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt, *um;
+	int is_new;
+
+	refresh(l, K, N, 2, 2, 10);                            /* malloc 0x1000, 0x2000 */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	um = mtl_upsert(l, ALLOCATOR_UMA, K[1], &is_new);      /* same kaddr, other allocator */
+	ck_assert_int_eq(is_new, 1);
+	mtl_set_name(um, "temp", 7);
+	um->mt_numallocs = 1;
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert_uint_eq(memstat_mtl_count(l), 3);
+	/* Newest first: the UMA entry heads the list and wins ALLOCATOR_ANY. */
+	ck_assert_ptr_eq(memstat_mtl_first(l), um);
+	ck_assert_ptr_eq(memstat_mtl_find(l, ALLOCATOR_ANY, "temp"), um);
+	mt = memstat_mtl_find(l, ALLOCATOR_MALLOC, "temp");
+	ck_assert_ptr_ne(mt, um);
+	ck_assert_int_eq(memstat_get_vanished(mt), 0);         /* UMA refresh left it alone */
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 11);
+	/* A failed UMA refresh does not touch malloc entries. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, K[1], &is_new), um);
+	ck_assert_uint_eq(um->mt_numallocs, 0);
+	mtl_refresh_abort(l, ALLOCATOR_UMA, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_numallocs(um), 1);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 11);
+	ck_assert_uint_eq(memstat_get_allocator(um), ALLOCATOR_UMA);
+	ck_assert_uint_eq(memstat_get_allocator(mt), ALLOCATOR_MALLOC);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+START_TEST(percpu_off)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+
+	memstat_mtl_set_percpu(l, 0);
+	refresh(l, K, N, 2, 4, 10);
+	mt = memstat_mtl_first(l);
+	ck_assert(!mt->mt_percpu_valid);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 0);
+	ck_assert_uint_ge(memstat_get_numallocs(mt), 10);
+	/* Caller slots do not depend on it. */
+	memstat_set_percpu_caller_pointer(mt, 3, 15, mt);
+	ck_assert_ptr_eq(memstat_get_percpu_caller_pointer(mt, 3, 15), mt);
+	memstat_mtl_set_percpu(l, 1);
+	refresh(l, K, N, 2, 4, 20);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 21);
+	ck_assert_ptr_eq(memstat_get_percpu_caller_pointer(mt, 3, 15), mt);
+	memstat_mtl_free(l);
+}
+END_TEST
+
 START_TEST(cpu_growth)
 {
 	struct memory_type_list *l = memstat_mtl_alloc();
@@ -185,7 +345,20 @@ START_TEST(zones_and_strings)
 	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_KVM_SHORTREAD), "KVM short read");
 	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_UNDEFINED), "Unknown error");
 	ck_assert_str_eq(memstat_strerror(4), "Unknown error");
+	ck_assert_str_eq(memstat_strerror(MEMSTAT_ERROR_TOOMANYCPUS), "Unknown error");
+	ck_assert_str_eq(memstat_strerror(-1), "Unknown error");
+	ck_assert_int_eq(memstat_malloc_zone_used(mt, 64), 0);
+	errno = 0;
 	ck_assert_int_eq(memstat_sysctl_all(l, 0), -1);
+	ck_assert_int_eq(errno, ENOSYS);
+	ck_assert_int_eq(memstat_sysctl_malloc(l, 0), -1);
+	ck_assert_int_eq(memstat_sysctl_uma(l, 0), -1);
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_UNDEFINED);
+	ck_assert_ptr_eq(memstat_mtl_first(l), mt);            /* entries untouched */
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 1);
+	mtl_set_zones(NULL, 0);
+	ck_assert_uint_eq(memstat_malloc_zone_get_count(), 0);
+	ck_assert_uint_eq(memstat_malloc_zone_get_size(0), (size_t)-1);
 	memstat_mtl_free(l);
 }
 END_TEST
@@ -202,6 +375,10 @@ main(void)
 	tcase_add_test(tc, caller_slots_and_steady_state);
 	tcase_add_test(tc, vanished_and_sweep);
 	tcase_add_test(tc, abort_restores);
+	tcase_add_test(tc, abort_restores_names_and_keeps_capacity);
+	tcase_add_test(tc, reset_and_vanished_values);
+	tcase_add_test(tc, allocators_are_separate);
+	tcase_add_test(tc, percpu_off);
 	tcase_add_test(tc, cpu_growth);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);
