@@ -2,7 +2,9 @@
  * vmstat_m_clone.c - a `vmstat -m` written the way FreeBSD programs use
  * libmemstat: only <sys/types.h> and <memstat.h> (plus <kvmstat.h> to get a
  * handle, where FreeBSD would call kvm_openfiles).  It proves the header is
- * source-compatible; check_malloc runs it against the fixtures.
+ * source-compatible; check_malloc runs it against the fixtures.  Output is
+ * FreeBSD 14's plain-text `vmstat -m` (types in list order, a type skipped
+ * when it never allocated and holds nothing, MemUse rounded up to KiB).
  *
  *   vmstat_m_clone kernel core
  */
@@ -34,8 +36,12 @@ main(int argc, char **argv)
 	mtlp = memstat_mtl_alloc();
 	if (mtlp == NULL)
 		err(1, "memstat_mtl_alloc");
-	if (memstat_kvm_malloc(mtlp, kd) < 0)
+	if (memstat_kvm_malloc(mtlp, kd) < 0) {
+		/* As vmstat does with kvm_geterr(): the handle has the detail. */
+		if (memstat_mtl_geterror(mtlp) == MEMSTAT_ERROR_KVM)
+			errx(1, "memstat_kvm_malloc: %s", kvs_geterr(kd));
 		errx(1, "memstat_kvm_malloc: %s", memstat_strerror(memstat_mtl_geterror(mtlp)));
+	}
 	printf("%13s %5s %6s %8s  Size(s)\n", "Type", "InUse", "MemUse", "Requests");
 	zones = memstat_malloc_zone_get_count();
 	for (mtp = memstat_mtl_first(mtlp); mtp != NULL; mtp = memstat_mtl_next(mtp)) {
