@@ -363,6 +363,106 @@ START_TEST(zones_and_strings)
 }
 END_TEST
 
+/* Every public function has FreeBSD's prototype: a program that stores them
+ * in pointers of the FreeBSD types compiles with -Werror. */
+START_TEST(api_signatures)
+{
+	typedef uint64_t (*get64_t)(const struct memory_type *);
+	typedef uint64_t (*getpc_t)(const struct memory_type *, int);
+	static const get64_t g[] = {
+		memstat_get_countlimit, memstat_get_byteslimit, memstat_get_sizemask,
+		memstat_get_size, memstat_get_rsize, memstat_get_memalloced,
+		memstat_get_memfreed, memstat_get_numallocs, memstat_get_numfrees,
+		memstat_get_bytes, memstat_get_count, memstat_get_free,
+		memstat_get_failures, memstat_get_sleeps, memstat_get_xdomain,
+		memstat_get_zonefree, memstat_get_kegfree,
+	};
+	static const getpc_t pc[] = {
+		memstat_get_percpu_memalloced, memstat_get_percpu_memfreed,
+		memstat_get_percpu_numallocs, memstat_get_percpu_numfrees,
+		memstat_get_percpu_sizemask, memstat_get_percpu_free,
+	};
+	const char *(*se)(int) = memstat_strerror;
+	struct memory_type_list *(*al)(void) = memstat_mtl_alloc;
+	struct memory_type *(*fi)(struct memory_type_list *) = memstat_mtl_first;
+	struct memory_type *(*ne)(struct memory_type *) = memstat_mtl_next;
+	struct memory_type *(*fd)(struct memory_type_list *, int, const char *) = memstat_mtl_find;
+	void (*fr)(struct memory_type_list *) = memstat_mtl_free;
+	int (*ge)(struct memory_type_list *) = memstat_mtl_geterror;
+	int (*sy[])(struct memory_type_list *, int) = {
+		memstat_sysctl_all, memstat_sysctl_malloc, memstat_sysctl_uma };
+	int (*kv[])(struct memory_type_list *, void *) = {
+		memstat_kvm_all, memstat_kvm_malloc, memstat_kvm_uma };
+	size_t (*zc)(void) = memstat_malloc_zone_get_count;
+	size_t (*zs)(size_t) = memstat_malloc_zone_get_size;
+	int (*zu)(const struct memory_type *, size_t) = memstat_malloc_zone_used;
+	const char *(*gn)(const struct memory_type *) = memstat_get_name;
+	int (*ga)(const struct memory_type *) = memstat_get_allocator;
+	void *(*gcp)(const struct memory_type *, int) = memstat_get_caller_pointer;
+	void (*scp)(struct memory_type *, int, void *) = memstat_set_caller_pointer;
+	uint64_t (*gcu)(const struct memory_type *, int) = memstat_get_caller_uint64;
+	void (*scu)(struct memory_type *, int, uint64_t) = memstat_set_caller_uint64;
+	void *(*gpp)(const struct memory_type *, int, int) = memstat_get_percpu_caller_pointer;
+	void (*spp)(struct memory_type *, int, int, void *) = memstat_set_percpu_caller_pointer;
+	uint64_t (*gpu)(const struct memory_type *, int, int) = memstat_get_percpu_caller_uint64;
+	void (*spu)(struct memory_type *, int, int, uint64_t) = memstat_set_percpu_caller_uint64;
+	const void *all[] = { (const void *)se, (const void *)al, (const void *)fi,
+		(const void *)ne, (const void *)fd, (const void *)fr, (const void *)ge,
+		(const void *)sy[2], (const void *)kv[2], (const void *)zc, (const void *)zs,
+		(const void *)zu, (const void *)gn, (const void *)ga, (const void *)gcp,
+		(const void *)scp, (const void *)gcu, (const void *)scu, (const void *)gpp,
+		(const void *)spp, (const void *)gpu, (const void *)spu };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		ck_assert_ptr_nonnull(all[i]);
+	ck_assert_uint_eq(sizeof(g) / sizeof(g[0]) + sizeof(pc) / sizeof(pc[0]), 23);
+	ck_assert_int_eq(MEMSTAT_MAXCALLER, 16);
+	ck_assert_int_eq(MEMTYPE_MAXNAME, 32);
+	ck_assert_int_eq(ALLOCATOR_UNKNOWN, 0);
+	ck_assert_int_eq(ALLOCATOR_MALLOC, 1);
+	ck_assert_int_eq(ALLOCATOR_UMA, 2);
+	ck_assert_int_eq(ALLOCATOR_ANY, 255);
+	ck_assert_int_eq(MEMSTAT_ERROR_UNDEFINED, 0);
+	ck_assert_int_eq(MEMSTAT_ERROR_NOMEMORY, 1);
+	ck_assert_int_eq(MEMSTAT_ERROR_VERSION, 2);
+	ck_assert_int_eq(MEMSTAT_ERROR_PERMISSION, 3);
+	ck_assert_int_eq(MEMSTAT_ERROR_DATAERROR, 5);
+	ck_assert_int_eq(MEMSTAT_ERROR_KVM, 6);
+	ck_assert_int_eq(MEMSTAT_ERROR_KVM_NOSYMBOL, 7);
+	ck_assert_int_eq(MEMSTAT_ERROR_KVM_SHORTREAD, 8);
+}
+END_TEST
+
+/* Aligned kernel addresses (the usual case) spread over the hash: every
+ * second upsert finds its entry, and nothing is allocated doing so. */
+START_TEST(many_entries)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	unsigned long ev;
+	uint64_t k;
+	int is_new, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 1), 0);
+		ev = mtl_alloc_events;
+		for (k = 0; k < 5000; k++) {
+			struct memory_type *mt = mtl_upsert(l, ALLOCATOR_UMA,
+			    0xfffff80000000000ULL + (k << 12), &is_new);
+			ck_assert_ptr_nonnull(mt);
+			ck_assert_int_eq(is_new, pass == 0);
+			ck_assert_uint_eq(memstat_get_kaddr(mt), 0xfffff80000000000ULL + (k << 12));
+		}
+		mtl_refresh_commit(l, ALLOCATOR_UMA);
+		if (pass == 1)
+			ck_assert_uint_eq(mtl_alloc_events, ev);
+	}
+	ck_assert_uint_eq(memstat_mtl_count(l), 5000);
+	ck_assert_int_eq(memstat_mtl_sweep(l), 0);
+	memstat_mtl_free(l);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -371,7 +471,9 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	tcase_add_test(tc, api_signatures);
 	tcase_add_test(tc, identity_and_find);
+	tcase_add_test(tc, many_entries);
 	tcase_add_test(tc, caller_slots_and_steady_state);
 	tcase_add_test(tc, vanished_and_sweep);
 	tcase_add_test(tc, abort_restores);
