@@ -15,7 +15,7 @@
 _Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
     "counter block and its rollback copy differ in size");
 
-unsigned long mtl_alloc_events;
+_Thread_local unsigned long mtl_alloc_events;
 
 static size_t zone_count;
 static size_t zone_sizes[MEMSTAT_ZONES_MAX];

@@ -89,8 +89,8 @@ struct memory_type {
 	int mt_allocator;
 	char mt_name[MEMTYPE_MAXNAME];
 
-	/* Library-owned counters: mt_countlimit .. mt_kegfree are contiguous
-	 * and saved/restored as one block. */
+	/* Library-owned counters: mt_countlimit .. mt_dom_kegfree are
+	 * contiguous, reset and saved/restored as one block (mt_saved). */
 	uint64_t mt_countlimit;
 	uint64_t mt_byteslimit;
 	uint64_t mt_sizemask;
@@ -167,7 +167,8 @@ KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int
  * global, as in libmemstat); n = 0 clears them, n is capped at
  * MEMSTAT_ZONES_MAX. */
 KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
-/* Allocations made by memstat.c (entries, per-CPU banks, hash tables). */
-extern KVS_HIDDEN unsigned long mtl_alloc_events;
+/* Allocations made by memstat.c (entries, per-CPU banks, hash tables) in
+ * the calling thread. */
+extern KVS_HIDDEN _Thread_local unsigned long mtl_alloc_events;
 
 #endif
