@@ -299,6 +299,7 @@ snapshot(struct memory_type *mt)
 	memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
+	mt->mt_saved_ndomains = mt->mt_ndomains;
 	mt->mt_saved_bank = mt->mt_bank;
 	mt->mt_name_saved = false;
 	mt->mt_bank ^= 1;
@@ -415,6 +416,7 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
+		mt->mt_ndomains = mt->mt_saved_ndomains;
 		if (mt->mt_name_saved) {
 			memcpy(mt->mt_name, mt->mt_saved_name, sizeof(mt->mt_name));
 			mt->mt_namekey = mt->mt_saved_namekey;

@@ -269,12 +269,19 @@ START_TEST(allocators_are_separate)
 	ck_assert_ptr_ne(mt, um);
 	ck_assert_int_eq(memstat_get_vanished(mt), 0);         /* UMA refresh left it alone */
 	ck_assert_uint_eq(memstat_get_numallocs(mt), 11);
-	/* A failed UMA refresh does not touch malloc entries. */
+	/* A failed UMA refresh does not touch malloc entries, and restores the
+	 * UMA entry's domain count with its per-domain counters. */
+	um->mt_ndomains = 2;
+	um->mt_dom_zonefree[1] = 8;
 	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
 	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, K[1], &is_new), um);
 	ck_assert_uint_eq(um->mt_numallocs, 0);
+	ck_assert_uint_eq(um->mt_dom_zonefree[1], 0);
+	um->mt_ndomains = 4;
 	mtl_refresh_abort(l, ALLOCATOR_UMA, MEMSTAT_ERROR_KVM);
 	ck_assert_uint_eq(memstat_get_numallocs(um), 1);
+	ck_assert_uint_eq(memstat_get_ndomains(um), 2);
+	ck_assert_uint_eq(memstat_get_domain_zonefree(um, 1), 8);
 	ck_assert_uint_eq(memstat_get_numallocs(mt), 11);
 	ck_assert_uint_eq(memstat_get_allocator(um), ALLOCATOR_UMA);
 	ck_assert_uint_eq(memstat_get_allocator(mt), ALLOCATOR_MALLOC);
