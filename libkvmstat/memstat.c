@@ -300,6 +300,7 @@ snapshot(struct memory_type *mt)
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
 	mt->mt_saved_ndomains = mt->mt_ndomains;
+	mt->mt_saved_percpu_valid = mt->mt_percpu_valid;
 	mt->mt_saved_bank = mt->mt_bank;
 	mt->mt_name_saved = false;
 	mt->mt_bank ^= 1;
@@ -417,6 +418,7 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
 		mt->mt_ndomains = mt->mt_saved_ndomains;
+		mt->mt_percpu_valid = mt->mt_saved_percpu_valid;
 		if (mt->mt_name_saved) {
 			memcpy(mt->mt_name, mt->mt_saved_name, sizeof(mt->mt_name));
 			mt->mt_namekey = mt->mt_saved_namekey;

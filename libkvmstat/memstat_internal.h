@@ -48,7 +48,7 @@
  *         removes them at the caller's request.
  * abort:  sets mtl_error; entries created by this refresh are freed, touched
  *         ones get back counters, bank, name, maxcpus, ndomains and the
- *         vanished flag.
+ *         vanished and per-CPU-valid flags.
  *         Entries of other allocators are never touched.
  * Per-row problems that do not fail a refresh (a skipped type, an
  * inconsistent bucket) go to kvs_warn() on the handle: see kvs_warnings().
@@ -138,7 +138,7 @@ struct memory_type {
 	struct memory_type *mt_prev, *mt_next;
 	/* Rollback copy of the counters, taken by mtl_upsert. */
 	uint64_t mt_saved[18 + 2 * MEMSTAT_MAXDOMAINS];
-	bool mt_saved_vanished;
+	bool mt_saved_vanished, mt_saved_percpu_valid;
 	unsigned mt_saved_maxcpus, mt_saved_ndomains;
 	/* Rollback copy of the name, taken by mtl_set_name only when a refresh
 	 * renames an entry that existed before it. */

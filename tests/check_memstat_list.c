@@ -293,6 +293,7 @@ START_TEST(percpu_off)
 {
 	struct memory_type_list *l = memstat_mtl_alloc();
 	struct memory_type *mt;
+	int is_new;
 
 	memstat_mtl_set_percpu(l, 0);
 	refresh(l, K, N, 2, 4, 10);
@@ -306,6 +307,22 @@ START_TEST(percpu_off)
 	memstat_mtl_set_percpu(l, 1);
 	refresh(l, K, N, 2, 4, 20);
 	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 21);
+	/* Turned off, then a failed refresh: the per-CPU values of the last
+	 * good refresh are still shown, and the other way round the stale bank
+	 * is not. */
+	memstat_mtl_set_percpu(l, 0);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, memstat_get_kaddr(mt), &is_new), mt);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 21);
+	refresh(l, K, N, 2, 4, 30);                            /* off: totals only */
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 0);
+	memstat_mtl_set_percpu(l, 1);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, memstat_get_kaddr(mt), &is_new), mt);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 0);
+	ck_assert_uint_ge(memstat_get_numallocs(mt), 30);
 	ck_assert_ptr_eq(memstat_get_percpu_caller_pointer(mt, 3, 15), mt);
 	memstat_mtl_free(l);
 }
