@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "kvmstat.h"
 
 struct opts {
@@ -45,12 +46,6 @@ void emit_hex(struct emitter *e, const char *key, const char *label, uint64_t v)
 json_t *emit_json_root(struct emitter *e);
 int emit_finish(struct emitter *e);
 
-/* Terminal-safe copy of untrusted bytes: control characters, C1 controls and
- * invalid UTF-8 become \xNN escapes.  keep_newlines keeps '\n' and '\t'.
- * Returns dst (always NUL-terminated; truncated to dstlen). */
-char *sanitize(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_newlines);
-/* Write sanitized bytes to f. */
-void fput_sanitized(FILE *f, const char *src, size_t len, bool keep_newlines);
 
 /* Open the handle (prints the error on failure). */
 kvs_t *open_handle(const struct opts *o);

@@ -10,7 +10,7 @@ for f in fixtures/cores/fbsd14/vmcore.minidump{1,2,3} fixtures/cores/fbsd14/vmco
   head -c 65536 "$f" > "$out/corpus/$(basename "$f")"
 done
 clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=c11 \
-  -I libkvmstat/include -I libkvmstat fuzz/fuzz_open.c \
-  libkvmstat/{error,kvs,source_minidump,source_elfdump,source_raw,source_devmem,arch_amd64,symtab,dwarf,kread}.c \
+  -I libkvmstat/include/kvmstat -I libkvmstat/core -I libkvmstat/os fuzz/fuzz_open.c \
+  libkvmstat/{core,source,arch,types,memstat}/*.c libkvmstat/os/*/*.c \
   -ldwarf -lelf -lz -o "$out/fuzz_open"
 "$out/fuzz_open" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 "$out/corpus"

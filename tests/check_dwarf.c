@@ -1,5 +1,5 @@
 /*
- * check_dwarf.c - DWARF layouts (libkvmstat/dwarf.c).
+ * check_dwarf.c - DWARF layouts (libkvmstat/types/dwarf.c).
  *
  * Expected values come from the compiler, never from dwarf.c:
  *   - fixtures/dwarf-test/: small programs built with gcc -gdwarf-2/3/4/5

@@ -176,7 +176,7 @@ main(int argc, char **argv)
 	kd = kvs_open(kernel, core, flags, err);
 	if (kd == NULL) {
 		char clean[4 * KVS_ERRBUF_SIZE];
-		clean_name(clean, sizeof(clean), err);
+		sanitize(clean, sizeof(clean), err, strlen(err), false);
 		fprintf(stderr, "kvmtop: %s\n", clean);
 		return 1;
 	}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "escape.h"
 #include "model.h"
 
 enum tscreen { SCR_LIST, SCR_PERCPU, SCR_HELP, SCR_INFO, SCR_PROFILE, SCR_PROBES };
@@ -34,7 +35,5 @@ void view_init(struct tui *t);
 void view_draw(struct tui *t);
 void view_end(void);
 enum action input_key(struct tui *t, int key);
-/* Terminal-safe copy of a kernel name (escapes become \xNN). */
-void clean_name(char *dst, size_t len, const char *src);
 
 #endif

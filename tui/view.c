@@ -1,7 +1,8 @@
 /*
  * view.c - drawing.  Colours come from one theme table; with NO_COLOR set or
  * a terminal without colours every attribute falls back to monochrome.
- * Nothing read from a dump is drawn before clean_name() escapes it.
+ * Nothing read from a dump is drawn before sanitize() (common/escape.c)
+ * escapes it.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -33,24 +34,6 @@ role(enum role r)
 	return use_color ? COLOR_PAIR(r) : theme[r].mono;
 }
 
-void
-clean_name(char *dst, size_t len, const char *src)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (; *src != '\0' && o + 5 < len; src++) {
-		unsigned char c = (unsigned char)*src;
-		if (c < 0x20 || c >= 0x7f) {
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		} else
-			dst[o++] = (char)c;
-	}
-	dst[o] = '\0';
-}
 
 void
 view_init(struct tui *t)
@@ -111,7 +94,7 @@ draw_header(struct tui *t)
 	    m->filter[0] ? "  filter /" : "", m->filter);
 	if (m->failed) {
 		char clean[256];
-		clean_name(clean, sizeof(clean), m->error);
+		sanitize(clean, sizeof(clean), m->error, strlen(m->error), false);
 		attron(role(R_BANNER));
 		mvprintw(3, 0, " refresh failed, showing last good data: %.*s", COLS - 42, clean);
 		clrtoeol();
@@ -155,7 +138,7 @@ draw_list(struct tui *t)
 		char name[128], mem[32], dm[32], rate[32], sizes[96];
 		size_t k, n = 0;
 
-		clean_name(name, sizeof(name), memstat_get_name(r->mt));
+		sanitize(name, sizeof(name), memstat_get_name(r->mt), strlen(memstat_get_name(r->mt)), false);
 		human(mem, sizeof(mem), (double)memstat_get_bytes(r->mt));
 		human(dm, sizeof(dm), (double)r->d_bytes);
 		snprintf(rate, sizeof(rate), "%.1f", r->rate);
@@ -199,7 +182,7 @@ draw_percpu(struct tui *t)
 		return;
 	}
 	r = &m->rows[t->sel];
-	clean_name(name, sizeof(name), memstat_get_name(r->mt));
+	sanitize(name, sizeof(name), memstat_get_name(r->mt), strlen(memstat_get_name(r->mt)), false);
 	maxc = memstat_get_maxcpus(r->mt);
 	mvprintw(4, 0, "per-CPU: %s at 0x%llx (Enter/Esc to go back)", name,
 	    (unsigned long long)memstat_get_kaddr(r->mt));
@@ -260,7 +243,7 @@ view_draw(struct tui *t)
 		int i;
 		for (i = 0; i < t->ntext && 4 + i < LINES - 1; i++) {
 			char clean[400];
-			clean_name(clean, sizeof(clean), t->text[i]);
+			sanitize(clean, sizeof(clean), t->text[i], strlen(t->text[i]), false);
 			mvprintw(4 + i, 0, "%.*s", COLS, clean);
 		}
 		break;
@@ -268,8 +251,8 @@ view_draw(struct tui *t)
 	case SCR_INFO: {
 		char clean[2048], *line, *save = NULL;
 		int y = 4;
-		clean_name(clean, sizeof(clean), t->info);
-		/* clean_name escaped the newlines too: split on the escape. */
+		sanitize(clean, sizeof(clean), t->info, strlen(t->info), false);
+		/* sanitize escaped the newlines too: split on the escape. */
 		for (line = strtok_r(clean, "|", &save); line && y < LINES - 1;
 		    line = strtok_r(NULL, "|", &save))
 			mvprintw(y++, 2, "%.*s", COLS - 3, line);

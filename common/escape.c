@@ -1,11 +1,13 @@
 /*
- * sanitize.c - nothing read from a dump reaches the terminal raw.  Names and
+ * escape.c - nothing read from a dump reaches the terminal raw.  Names and
  * messages come from memory an attacker (or a bug) may control: escape
  * sequences must be shown, not executed.
  */
 #include <string.h>
 
-#include "cli.h"
+#include <stdint.h>
+
+#include "escape.h"
 
 /* Length of a valid UTF-8 sequence at s (1..4) that is not a C1 control,
  * or 0 if the bytes are not acceptable. */
