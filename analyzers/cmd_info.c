@@ -5,40 +5,16 @@
 
 #include "cli.h"
 
-static int
-read_int_sym(kvs_t *kd, const char *name, int64_t *v)
-{
-	uint64_t addr;
-	int32_t x;
-
-	if (kvs_symbol(kd, name, &addr, NULL) != 0 || kvs_read(kd, addr, &x, sizeof(x)) != 0)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 int
 cmd_info(kvs_t *kd, const struct opts *o)
 {
 	struct kvs_dumpinfo di;
+	struct kvs_kernelinfo ki;
 	struct emitter e;
-	char version[512], panic[512], fmt[64];
-	uint64_t addr, ptr;
-	int64_t ncpus = -1, maxid = -1;
-	int have_version = 0, have_panic = 0;
+	char clean[4 * 512 + 1], fmt[64];
 
 	kvs_dumpinfo(kd, &di);
-	if (kvs_symbol(kd, "version", &addr, NULL) == 0 &&
-	    kvs_read_string(kd, addr, version, sizeof(version), NULL) >= 0) {
-		version[strcspn(version, "\n")] = '\0';
-		have_version = 1;
-	}
-	if (kvs_symbol(kd, "panicstr", &addr, NULL) == 0 &&
-	    kvs_read(kd, addr, &ptr, sizeof(ptr)) == 0 && ptr != 0 &&
-	    kvs_read_string(kd, ptr, panic, sizeof(panic), NULL) >= 0)
-		have_panic = 1;
-	read_int_sym(kd, "mp_ncpus", &ncpus);
-	read_int_sym(kd, "mp_maxid", &maxid);
+	kvs_kernel_info(kd, &ki);
 
 	emit_init(&e, o->json, stdout);
 	emit_str(&e, "dump", "dump:", di.path);
@@ -57,17 +33,17 @@ cmd_info(kvs_t *kd, const struct opts *o)
 	emit_u64(&e, "dumped_pages", "dumped pages:", di.dumped_pages);
 	if (!di.live)
 		emit_u64(&e, "file_bytes", "file bytes:", di.source_bytes);
-	emit_str(&e, "version", "version:", have_version ? version : NULL);
+	emit_str(&e, "version", "version:", ki.version);
 	if (e.json)
 		json_object_set_new(emit_json_root(&e), "panicstr",
-		    have_panic ? json_string(sanitize(version, sizeof(version), panic,
-		    strlen(panic), true)) : json_null());
+		    ki.panic ? json_string(sanitize(clean, sizeof(clean), ki.panic,
+		    strlen(ki.panic), true)) : json_null());
 	else
-		emit_str(&e, "panicstr", "panic:", have_panic ? panic : "none");
-	if (ncpus >= 0)
-		emit_u64(&e, "ncpus", "cpus:", (uint64_t)ncpus);
-	if (maxid >= 0)
-		emit_u64(&e, "mp_maxid", "mp_maxid:", (uint64_t)maxid);
+		emit_str(&e, "panicstr", "panic:", ki.panic ? ki.panic : "none");
+	if (ki.ncpus >= 0)
+		emit_u64(&e, "ncpus", "cpus:", (uint64_t)ki.ncpus);
+	if (ki.maxid >= 0)
+		emit_u64(&e, "mp_maxid", "mp_maxid:", (uint64_t)ki.maxid);
 	if (di.dwarf_version > 0)
 		emit_u64(&e, "dwarf_version", "dwarf:", (uint64_t)di.dwarf_version);
 	return emit_finish(&e);

@@ -89,14 +89,13 @@ pick_format(kvs_t *kd, const struct opts *o)
 			return MFMT_14;
 		return MFMT_6;
 	}
-	switch (kvs_malloc_layout(kd)) {
+	switch (memstat_kvm_vmstat_format(kd, ALLOCATOR_MALLOC)) {
 	case 5:
 		return MFMT_5;
+	case 14:
+		return MFMT_14;
 	default:
-		/* 14's vmstat sizes rows from the kernel's zone table, which
-		 * kernels export through vm_malloc_zone_count. */
-		return kvs_symbol(kd, "vm_malloc_zone_count", NULL, NULL) == 0 ?
-		    MFMT_14 : MFMT_6;
+		return MFMT_6;
 	}
 }
 
@@ -188,7 +187,7 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		emit_init(&e, true, stdout);
 		json_object_set_new(emit_json_root(&e), "format",
 		    json_string(f == MFMT_5 ? "5" : f == MFMT_14 ? "14" : "6"));
-		json_object_set_new(emit_json_root(&e), "layout", json_integer(kvs_malloc_layout(kd)));
+		json_object_set_new(emit_json_root(&e), "layout", json_integer(memstat_kvm_malloc_layout(kd)));
 		for (i = 0; i < memstat_malloc_zone_get_count(); i++)
 			json_array_append_new(zs, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
 		json_object_set_new(emit_json_root(&e), "zone_sizes", zs);

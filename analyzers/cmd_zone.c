@@ -35,7 +35,7 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 		return 1;
 	}
 	if (fmt == NULL)
-		fmt = kvs_has_member(kd, "struct uma_zone", "uz_xdomain") == 1 ? "14" : "12";
+		fmt = memstat_kvm_vmstat_format(kd, ALLOCATOR_UMA) == 14 ? "14" : "12";
 	{
 		const char *w;
 		unsigned nw = kvs_warnings(kd, &w);

@@ -63,7 +63,7 @@ START_TEST(tables_equal_truth)
 	snprintf(rel, sizeof(rel), "%s/truth.json", g->dir);
 	t = load_truth(rel);
 	types = json_object_get(json_object_get(t, "malloc"), "types");
-	ck_assert_int_eq(kvs_malloc_layout(kd), g->layout);
+	ck_assert_int_eq(memstat_kvm_malloc_layout(kd), g->layout);
 	ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
 	/* The type with a bad magic/version is skipped with a warning. */
 	ck_assert_uint_eq(kvs_warnings(kd, &warn), 1);

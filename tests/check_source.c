@@ -190,7 +190,7 @@ md_build(const struct md *d, size_t *len, uint64_t *data_off)
 	ck_assert_ptr_nonnull(b);
 	memcpy(b, "minidump FreeBSD/amd64", 22);
 	uint32_t v = d->version, bm32 = (uint32_t)bmsz, da32 = (uint32_t)dasz;
-	uint64_t kb = KB, db = AMD64_DMAP_MIN, de = AMD64_DMAP_MAX;
+	uint64_t kb = KB, db = 0xfffff80000000000ULL, de = 0xfffffc0000000000ULL;
 	memcpy(b + 24, &v, 4);
 	memcpy(b + 28, &d->msgsz, 4);
 	memcpy(b + 32, &bm32, 4);
@@ -249,8 +249,8 @@ md_check(const struct md *d, const char *name)
 	ck_assert_int_eq(((uintptr_t)in.pmap) % 8, 0);
 	ck_assert_int_eq(memcmp(in.pmap, d->pmap, d->pmsz), 0);
 	ck_assert_uint_eq(in.kernbase, KB);
-	ck_assert_uint_eq(in.dmap_base, AMD64_DMAP_MIN);
-	ck_assert_uint_eq(in.dmap_end, AMD64_DMAP_MAX);
+	ck_assert_uint_eq(in.dmap_base, 0xfffff80000000000ULL);
+	ck_assert_uint_eq(in.dmap_end, 0xfffffc0000000000ULL);
 	ck_assert_uint_eq(in.msgbuf_len, d->msgsz);
 	if (d->msgsz)
 		ck_assert_int_eq(memcmp(in.msgbuf, d->msgbuf, d->msgsz), 0);

@@ -42,7 +42,34 @@ pte(uint64_t table_pa, unsigned idx, uint64_t v)
 #define V 1ULL
 #define PS 0x80ULL
 
-static struct amd64_xlat x;
+#define AMD64_KERNBASE 0xffffffff80000000ULL
+#define AMD64_DMAP_MIN 0xfffff80000000000ULL
+#define AMD64_DMAP_MAX 0xfffffc0000000000ULL
+
+/* The parameters under test, and the amd64 ops driven through them: each
+ * translation builds the translator from the current parameters, so a test
+ * may change them between calls. */
+static struct kvs_xlat_params x;
+static uint64_t last_pgsz;
+
+static int
+amd64_kvtop(const struct kvs_xlat_params *p, uint64_t va, uint64_t *pa, uint64_t *run,
+    struct kvs_error *e)
+{
+	void *priv;
+	int rc;
+
+	ck_assert_int_eq(kvs_arch_amd64.create(&priv, p, e), 0);
+	rc = kvs_arch_amd64.kvtop(priv, va, pa, run, &last_pgsz, e);
+	kvs_arch_amd64.destroy(priv);
+	return rc;
+}
+
+static uint64_t
+amd64_last_pagesize(void)
+{
+	return last_pgsz;
+}
 
 static void
 setup(void)
@@ -50,8 +77,8 @@ setup(void)
 	memset(phys, 0, sizeof(phys));
 	memset(&x, 0, sizeof(x));
 	x.read_phys = rd;
-	x.have_pml4 = true;
-	x.pml4_pa = P(1);
+	x.have_root = true;
+	x.root_pa = P(1);
 	/* 0xffffffff80000000: PML4[511] -> PDPT P(2); PDPT[510] -> PD P(3) */
 	pte(P(1), 511, P(2) | V | 2);
 	pte(P(2), 510, P(3) | V | 2);
@@ -156,8 +183,8 @@ START_TEST(minidump_pmap_levels)
 	uint64_t pa, run;
 
 	setup();
-	x.have_pml4 = false;
-	x.kernbase = AMD64_KERNBASE;
+	x.have_root = false;
+	x.pmap_base = AMD64_KERNBASE;
 	/* level 2: PDE per 2 MiB */
 	pmap2[1] = 0x200000 | V | PS;
 	pmap2[4] = P(4) | V;
@@ -238,7 +265,7 @@ START_TEST(edges_and_missing_tables)
 	ck_assert_int_eq(amd64_kvtop(&x, 0x00007fffffffffffULL, &pa, NULL, &e), -1);
 	ck_assert_ptr_null(strstr(e.msg, "non-canonical"));   /* canonical, just unmapped */
 	/* The PML4 itself missing. */
-	x.pml4_pa = 0x9000000;
+	x.root_pa = 0x9000000;
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200000ULL, &pa, NULL, &e), -1);
 	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
@@ -247,7 +274,7 @@ START_TEST(edges_and_missing_tables)
 	ck_assert(e.fault_valid);
 	ck_assert_uint_eq(e.fault_addr, 0x9000ff8);  /* the table entry that was missing */
 	/* A PDP page and a PD page beyond memory. */
-	x.pml4_pa = P(1);
+	x.root_pa = P(1);
 	pte(P(1), 300, 0x8000000 | V);
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffff960000000000ULL, &pa, NULL, &e), -1);
@@ -302,8 +329,8 @@ START_TEST(minidump_pmap_errors)
 	uint64_t pa, run;
 
 	setup();
-	x.have_pml4 = false;
-	x.kernbase = AMD64_KERNBASE;
+	x.have_root = false;
+	x.pmap_base = AMD64_KERNBASE;
 	pmap2[0] = 0x400000 | V | PS;
 	pmap2[2] = P(4) | V;                        /* PT at P(4): entries 0, 1 valid */
 	pmap2[3] = 0x6000000 | V;                   /* PT page not in memory */

@@ -186,13 +186,17 @@ main(int argc, char **argv)
 	}
 	{
 		struct kvs_dumpinfo di;
+		struct kvs_kernelinfo ki;
 		kvs_dumpinfo(kd, &di);
+		kvs_kernel_info(kd, &ki);
 		t.live = di.live || strcmp(di.format, "raw") == 0;
 		t.source = core ? core : "/dev/mem";
 		snprintf(t.info, sizeof(t.info), "dump: %s|kernel: %s|format: %s v%u|"
-		    "pages: %llu|malloc layout: %d|(any key to go back)", di.path, di.kernel,
+		    "pages: %llu|malloc layout: %d|version: %s|panic: %s|"
+		    "(any key to go back)", di.path, di.kernel,
 		    di.format, di.format_version, (unsigned long long)di.dumped_pages,
-		    kvs_malloc_layout(kd));
+		    memstat_kvm_malloc_layout(kd), ki.version ? ki.version : "unknown",
+		    ki.panic ? ki.panic : "none");
 	}
 	/* UMA when this kernel's layout is readable; malloc types always. */
 	{

@@ -1,4 +1,4 @@
-/* kread.c - typed reads, resolved fields, bounded walks, CPU sets. */
+/* kread.c - typed reads, resolved fields, bounded walks. */
 #include <endian.h>
 #include <string.h>
 
@@ -149,44 +149,5 @@ kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what)
 		w->lam = 0;
 	}
 	w->lam++;
-	return 0;
-}
-
-int
-kcpus_read(kvs_t *kd, struct kcpus *c)
-{
-	struct kvs_typeinfo ti;
-	uint64_t addr, size, v;
-	size_t nbytes, i;
-
-	memset(c, 0, sizeof(*c));
-	if (kread_sym_uint(kd, "mp_maxid", &v) != 0)
-		return kerr_push(&kd->err, "CPU set");
-	c->maxid = (int)v;
-	c->ncpus = (int)kread_sym_uint_or(kd, "mp_ncpus", (uint64_t)c->maxid + 1);
-	if (c->maxid < 0 || c->maxid >= KCPU_MAX)
-		return kerr_set(&kd->err, KVS_E_DATA, "mp_maxid %d out of range", c->maxid);
-	c->maxcpus = (int)kread_sym_uint_or(kd, "mp_maxcpus", 0);
-	if (kvs_symbol(kd, "all_cpus", &addr, &size) != 0) {
-		/* No CPU set: assume 0..maxid are all present. */
-		kerr_clear(&kd->err);
-		for (i = 0; i <= (size_t)c->maxid; i++)
-			c->mask[i / 64] |= 1ULL << (i % 64);
-		return 0;
-	}
-	if (kvs_variable(kd, "all_cpus", &ti) == 0 && ti.size > 0)
-		size = ti.size;
-	kerr_clear(&kd->err);
-	nbytes = (size_t)((uint64_t)c->maxid / 8 + 1);
-	if (size != 0 && nbytes > size)
-		nbytes = (size_t)size;
-	if (c->maxcpus == 0 && size != 0)
-		c->maxcpus = (int)(size * 8 > KCPU_MAX ? KCPU_MAX : size * 8);
-	uint8_t raw[KCPU_MAX / 8];
-	if (kvs_read(kd, addr, raw, nbytes) != 0)
-		return kerr_push(&kd->err, "reading all_cpus");
-	for (i = 0; i < nbytes * 8 && i <= (size_t)c->maxid; i++)
-		if (raw[i / 8] >> (i % 8) & 1)
-			c->mask[i / 64] |= 1ULL << (i % 64);
 	return 0;
 }

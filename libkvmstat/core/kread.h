@@ -1,7 +1,7 @@
 /*
  * kread.h - typed kernel reads for the walkers: integers, pointers and
- * symbol values, struct fields resolved once from DWARF, bounded list walks
- * and the present-CPU set.  Everything here goes through kvs_t only.
+ * symbol values, struct fields resolved once from DWARF, and bounded list
+ * walks.  Everything here goes through kvs_t only, and names no kernel.
  */
 #ifndef KREAD_H
 #define KREAD_H
@@ -45,21 +45,5 @@ struct kwalk {
 };
 KVS_HIDDEN void kwalk_init(struct kwalk *w, uint64_t max);
 KVS_HIDDEN int kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what);
-
-/* CPU ids present: 0..maxid filtered by the all_cpus bitmask. */
-#define KCPU_MAX 4096
-struct kcpus {
-	int maxid;      /* mp_maxid */
-	int ncpus;      /* mp_ncpus */
-	int maxcpus;    /* mp_maxcpus or MAXCPU from DWARF */
-	uint64_t mask[KCPU_MAX / 64];
-};
-KVS_HIDDEN int kcpus_read(kvs_t *kd, struct kcpus *c);
-static inline bool
-kcpu_present(const struct kcpus *c, int cpu)
-{
-	return cpu >= 0 && cpu <= c->maxid && cpu < KCPU_MAX &&
-	    (c->mask[cpu / 64] >> (cpu % 64) & 1);
-}
 
 #endif

@@ -1,17 +1,21 @@
 /*
  * kvs.c - opening a kernel + memory source into a kvs_t, and the public
- * read / symbol / type entry points.
+ * read / symbol / type / kernel-description entry points.
  *
  * Open sequence:
- *   1. kernel ELF (libelf, read-only mmap): symbols now, DWARF lazily;
+ *   1. kernel ELF (libelf, read-only mmap): its machine picks the
+ *      architecture (arch/); symbols now, DWARF lazily;
  *   2. memory source: the file is opened O_RDONLY and mapped whole, then the
  *      sources are probed in a fixed order (minidump, ELF dump, raw); a
  *      character device is live memory.  Probing reads headers only, so the
  *      cost does not grow with the dump;
- *   3. translation: a minidump carries its own page-table section; every
- *      other source is walked from the kernel's KPML4phys;
- *   4. the kernel's `version` string in the ELF file is compared with the one
- *      in memory, so a dump is never read through the wrong kernel's layouts.
+ *   3. the kernel families (os/) are probed on the kernel's symbols;
+ *   4. translation: what the source carries (a page-table section, a
+ *      direct-map window) plus what the OS finds in its kernel (the
+ *      page-table root) builds the architecture's translator;
+ *   5. the OS checks that kernel and dump belong together, so a dump is
+ *      never read through the wrong kernel's layouts.
+ * This file names no architecture, OS or kernel symbol.
  */
 #include <endian.h>
 #include <errno.h>
@@ -27,8 +31,6 @@
 #include <unistd.h>
 
 #include "kvs_private.h"
-
-#define VERSION_MAX 512
 
 static const struct kvs_source_ops *const file_sources[] = {
 	&kvs_source_minidump,
@@ -66,9 +68,26 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
-static int
-open_elf(const char *path, int *fdp, Elf **elfp, struct kvs_error *e)
+/* "amd64" - or "amd64/arm64" once there are more - for messages. */
+static void
+arch_names(char *buf, size_t len)
 {
+	static const unsigned machines[] = { EM_X86_64, EM_AARCH64, EM_386, EM_RISCV, EM_PPC64 };
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
+		const struct kvs_arch_ops *a = kvs_arch_find(machines[i]);
+		if (a != NULL && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "/" : "", a->name);
+	}
+}
+
+static int
+open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **archp,
+    struct kvs_error *e)
+{
+	char names[64];
 	GElf_Ehdr eh;
 	struct stat st;
 	Elf *elf;
@@ -88,16 +107,19 @@ open_elf(const char *path, int *fdp, Elf **elfp, struct kvs_error *e)
 		close(fd);
 		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an ELF file", path);
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || kvs_arch_find(eh.e_machine) == NULL ||
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
 		elf_end(elf);
 		close(fd);
-		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an amd64 kernel "
-		    "executable (class %d, machine %d, type %d)", path,
+		arch_names(names, sizeof(names));
+		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an %s kernel "
+		    "executable (class %d, machine %d, type %d)", path, names,
 		    eh.e_ident[EI_CLASS], eh.e_machine, eh.e_type);
 	}
 	*fdp = fd;
 	*elfp = elf;
+	if (archp != NULL)
+		*archp = kvs_arch_find(eh.e_machine);
 	return 0;
 }
 
@@ -121,7 +143,7 @@ find_debug_file(kvs_t *kd)
 		Elf *elf;
 
 		kerr_clear(&tmp);
-		if (access(cand[i], R_OK) != 0 || open_elf(cand[i], &fd, &elf, &tmp) != 0)
+		if (access(cand[i], R_OK) != 0 || open_elf(cand[i], &fd, &elf, NULL, &tmp) != 0)
 			continue;
 		if (elf_has_section(elf, ".debug_info")) {
 			kd->debug_fd = fd;
@@ -201,48 +223,48 @@ open_source(kvs_t *kd, const char *core, int flags)
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
 }
 
+/* Which kernel family: the first OS whose probe claims the kernel. */
+static int
+find_os(kvs_t *kd)
+{
+	size_t i;
+
+	for (i = 0; i < kvs_os_count; i++)
+		if (kvs_os_table[i]->probe(kd) == 0) {
+			kd->os = kvs_os_table[i];
+			return 0;
+		}
+	return kerr_set(&kd->err, KVS_E_FORMAT, "kernel %s: not a kernel of a known "
+	    "operating system", kd->kernel_path);
+}
+
+/* What the source carries, then what the OS finds in its kernel. */
 static int
 setup_translation(kvs_t *kd)
 {
-	uint64_t sym, kernbase = AMD64_KERNBASE, pml4;
-	struct amd64_xlat *x = &kd->xlat;
+	struct kvs_xlat_params p = {
+		.read_phys = read_phys_cb,
+		.ctx = kd,
+		.pmap = kd->info.pmap,
+		.pmap_entries = kd->info.pmap_entries,
+		.pmap_level = kd->info.pmap_level,
+		.pmap_base = kd->info.kernbase,
+	};
 
-	x->read_phys = read_phys_cb;
-	x->ctx = kd;
 	if (kd->info.pmap != NULL) {
-		x->pmap = kd->info.pmap;
-		x->pmap_entries = kd->info.pmap_entries;
-		x->pmap_level = kd->info.pmap_level;
-		x->kernbase = kd->info.kernbase;
-		x->dmap_base = kd->info.dmap_base;
-		x->dmap_end = kd->info.dmap_end;
-		return 0;
+		p.dmap_base = kd->info.dmap_base;
+		p.dmap_end = kd->info.dmap_end;
 	}
-	/* Full dumps, raw images and live memory: the kernel's own page
-	 * tables.  During bootstrap KPML4phys's VA minus kernbase is its PA. */
-	if (kvs_symtab_lookup(kd->syms, "kernbase", &sym, NULL, &kd->err) == 0 && sym != 0)
-		kernbase = sym;
-	kerr_clear(&kd->err);
-	if (kvs_symtab_lookup(kd->syms, "KPML4phys", &sym, NULL, &kd->err) != 0)
-		return kerr_push(&kd->err, "cannot find the kernel page tables");
-	if (sym < kernbase)
-		return kerr_set(&kd->err, KVS_E_DATA, "KPML4phys at 0x%llx is below "
-		    "kernbase 0x%llx", (unsigned long long)sym, (unsigned long long)kernbase);
-	if (kd->src->read_phys(kd->src_priv, sym - kernbase, &pml4, sizeof(pml4), &kd->err) != 0)
-		return kerr_push(&kd->err, "reading KPML4phys at physical 0x%llx",
-		    (unsigned long long)(sym - kernbase));
-	pml4 = le64toh(pml4);
-	if (pml4 == 0 || (pml4 & 0xfff) != 0)
-		return kerr_set(&kd->err, KVS_E_DATA, "KPML4phys holds 0x%llx, not a "
-		    "page-table address (wrong kernel for this dump?)", (unsigned long long)pml4);
-	x->have_pml4 = true;
-	x->pml4_pa = pml4;
-	return 0;
+	if (kd->os->xlat_setup(kd, &p) != 0)
+		return -1;
+	return kd->arch->create(&kd->arch_priv, &p, &kd->err);
 }
 
-/* The `version` string as the kernel file holds it (initialised data). */
-static int
-file_version(kvs_t *kd, uint64_t addr, char *buf, size_t len)
+/* A NUL-terminated string of the kernel file's initialised data at addr
+ * (what the image holds before it runs).  0, or -1 if addr is not in an
+ * allocated PROGBITS section. */
+int
+kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -266,29 +288,6 @@ file_version(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 		return 0;
 	}
 	return -1;
-}
-
-static int
-verify_kernel(kvs_t *kd)
-{
-	char want[VERSION_MAX], got[VERSION_MAX];
-	uint64_t addr;
-
-	if (kvs_symtab_lookup(kd->syms, "version", &addr, NULL, &kd->err) != 0 ||
-	    file_version(kd, addr, want, sizeof(want)) != 0) {
-		kerr_clear(&kd->err);   /* nothing to compare against */
-		return 0;
-	}
-	if (kvs_read_string(kd, addr, got, sizeof(got), NULL) < 0)
-		return kerr_push(&kd->err, "kernel does not match dump? reading "
-		    "'version' at 0x%llx", (unsigned long long)addr);
-	if (strcmp(want, got) != 0) {
-		want[strcspn(want, "\n")] = '\0';
-		got[strcspn(got, "\n")] = '\0';
-		return kerr_set(&kd->err, KVS_E_MISMATCH, "kernel does not match dump: "
-		    "kernel is \"%.200s\", dump is \"%.200s\"", want, got);
-	}
-	return 0;
 }
 
 kvs_t *
@@ -322,13 +321,15 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		kerr_set(&kd->err, KVS_E_DWARF, "libelf: %s", elf_errmsg(-1));
 		goto fail;
 	}
-	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->err) != 0)
+	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->arch, &kd->err) != 0)
 		goto fail;
 	if (kvs_symtab_load(&kd->syms, kd->elf, &kd->err) != 0) {
 		kerr_push(&kd->err, "kernel %s", kernel);
 		goto fail;
 	}
 	find_debug_file(kd);
+	if (find_os(kd) != 0)
+		goto fail;
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
@@ -336,7 +337,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		kerr_push(&kd->err, "dump %s", core);
 		goto fail;
 	}
-	if (!(flags & KVS_O_NOVERIFY) && verify_kernel(kd) != 0) {
+	if (!(flags & KVS_O_NOVERIFY) && kd->os->verify(kd) != 0) {
 		if (kd->err.status != KVS_E_MISMATCH)
 			kd->err.status = KVS_E_MISMATCH;
 		kerr_push(&kd->err, "%s with %s", core, kernel);
@@ -357,6 +358,8 @@ kvs_close(kvs_t *kd)
 	if (kd->dwarf != NULL)
 		kvs_dwarf_close(kd->dwarf);
 	kvs_modules_close(kd);
+	if (kd->arch_priv != NULL)
+		kd->arch->destroy(kd->arch_priv);
 	if (kd->src != NULL)
 		kd->src->close(kd->src_priv);
 	if (kd->map != NULL)
@@ -383,7 +386,7 @@ int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
-	return amd64_kvtop(&kd->xlat, kva, pa, NULL, &kd->err);
+	return kd->arch->kvtop(kd->arch_priv, kva, pa, NULL, NULL, &kd->err);
 }
 
 void
@@ -402,7 +405,7 @@ translate(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
 {
 	struct kvs_tlbe *t = &kd->tlb[(va >> 12 ^ va >> 21) & 63];
 	struct kvs_tlbe *big = &kd->tlb[(va >> 30) & 63];
-	uint64_t sz;
+	uint64_t sz = 0;
 
 	if (t->size != 0 && va - t->va < t->size) {
 		*pa = t->pa + (va - t->va);
@@ -414,9 +417,8 @@ translate(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
 		*run = big->size - (va - big->va);
 		return 0;
 	}
-	if (amd64_kvtop(&kd->xlat, va, pa, run, &kd->err) != 0)
+	if (kd->arch->kvtop(kd->arch_priv, va, pa, run, &sz, &kd->err) != 0)
 		return -1;
-	sz = amd64_last_pagesize();
 	if (sz != 0) {
 		struct kvs_tlbe *e = sz >= (1ULL << 21) ? big : t;
 		e->va = va & ~(sz - 1);
@@ -462,6 +464,12 @@ kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 }
 
 int
+kvs_phys_read(kvs_t *kd, uint64_t pa, void *buf, size_t len)
+{
+	return kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err);
+}
+
+int
 kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
 	ENTER(kd);
@@ -484,7 +492,8 @@ kvs_read_string(kvs_t *kd, uint64_t kva, char *buf, size_t maxlen, int *truncate
 	/* Page-sized steps: never touch the page after the terminator. */
 	while (got < maxlen - 1) {
 		uint64_t va = kva + got;
-		size_t chunk = (size_t)(AMD64_PAGE_SIZE - (va & (AMD64_PAGE_SIZE - 1)));
+		uint64_t pg = kd->arch->page_size;
+		size_t chunk = (size_t)(pg - (va & (pg - 1)));
 		char *nul;
 
 		if (chunk > maxlen - 1 - got)
@@ -686,12 +695,26 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	return 0;
 }
 
-const void *
-kvs_msgbuf_section(kvs_t *kd, size_t *len)
+int
+kvs_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
 {
 	ENTER(kd);
-	*len = (size_t)kd->info.msgbuf_len;
-	return kd->info.msgbuf;
+	memset(ki, 0, sizeof(*ki));
+	ki->ncpus = ki->maxid = -1;
+	ki->os = kd->os->name;
+	return kd->os->kernel_info(kd, ki);
+}
+
+int
+kvs_msgbuf(kvs_t *kd, char **text, size_t *len)
+{
+	ENTER(kd);
+	*text = NULL;
+	*len = 0;
+	if (kd->os->msgbuf == NULL)
+		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no message buffer for %s kernels",
+		    kd->os->name);
+	return kd->os->msgbuf(kd, text, len);
 }
 
 /* ----------------------------------------------------------- warnings */

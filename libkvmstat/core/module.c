@@ -1,13 +1,7 @@
 /*
- * module.c - kernel modules: where the kernel linker loaded a .ko, and its
- * symbols and types relocated there.
- *
- * A FreeBSD amd64 module is an ELF relocatable object.  The kernel linker
- * copies its allocated sections one after another, each aligned to its
- * sh_addralign, into one block whose address and size the module's
- * struct linker_file records; the files are on the kernel's linker_files
- * TAILQ.  Module-local symbols (st_value = section offset) then live at
- * block + section offset + st_value.
+ * module.c - kernel modules: a .ko's symbols and types, placed where the
+ * kernel's linker loaded it.  Where that is, and how the linker lays out a
+ * module's sections, is the OS layer's to say (module_find, module_place).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,9 +15,6 @@
 
 #include "kread.h"
 
-#define LF "struct linker_file"
-#define MAX_FILES 4096
-
 static const char *
 base_name(const char *p)
 {
@@ -31,51 +22,11 @@ base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Find the linker_file whose filename matches; 0 with base/size, 1 if not
- * loaded, -1 on error. */
-static int
-find_loaded(kvs_t *kd, const char *name, uint64_t *base, uint64_t *size)
-{
-	struct kfield next, fname, addr, sz;
-	uint64_t head, p;
-	struct kwalk w;
-	uint8_t buf[512];
-	struct kvs_typeinfo ti;
-
-	if (kvs_symbol(kd, "linker_files", &head, NULL) != 0)
-		return kerr_push(&kd->err, "finding loaded modules");
-	if (kvs_type(kd, LF, &ti) != 0 || ti.size > sizeof(buf) ||
-	    kfield(kd, LF, "link.tqe_next", &next, true) != 0 ||
-	    kfield(kd, LF, "filename", &fname, true) != 0 ||
-	    kfield(kd, LF, "address", &addr, true) != 0 ||
-	    kfield(kd, LF, "size", &sz, true) != 0)
-		return kerr_push(&kd->err, "struct linker_file layout");
-	if (kread_u64(kd, head, &p) != 0)          /* tqh_first */
-		return kerr_push(&kd->err, "reading linker_files");
-	kwalk_init(&w, MAX_FILES);
-	for (; p != 0; p = kfield_get(buf, ti.size, &next)) {
-		char fn[256];
-		if (kwalk_step(kd, &w, p, "linker_files") != 0)
-			return -1;
-		if (kvs_read(kd, p, buf, ti.size) != 0)
-			return kerr_push(&kd->err, "linker_file at 0x%llx", (unsigned long long)p);
-		if (kvs_read_string(kd, kfield_get(buf, ti.size, &fname), fn, sizeof(fn), NULL) < 0)
-			return kerr_push(&kd->err, "name of linker_file at 0x%llx", (unsigned long long)p);
-		if (strcmp(base_name(fn), name) == 0) {
-			*base = kfield_get(buf, ti.size, &addr);
-			*size = kfield_get(buf, ti.size, &sz);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 int
 kvs_add_module(kvs_t *kd, const char *path)
 {
 	struct kvs_module *m;
 	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
 	uint64_t *secaddr = NULL, off = 0, base = 0, size = 0;
 	size_t nsec;
 	int rc;
@@ -83,7 +34,10 @@ kvs_add_module(kvs_t *kd, const char *path)
 	kerr_clear(&kd->err);
 	if (kd->nmods == KVS_MAX_MODULES)
 		return kerr_set(&kd->err, KVS_E_INVAL, "too many modules (%d)", KVS_MAX_MODULES);
-	rc = find_loaded(kd, base_name(path), &base, &size);
+	if (kd->os->module_find == NULL || kd->os->module_place == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "modules of %s kernels are not supported",
+		    kd->os->name);
+	rc = kd->os->module_find(kd, base_name(path), &base, &size);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
@@ -96,8 +50,9 @@ kvs_add_module(kvs_t *kd, const char *path)
 		return kerr_errno(&kd->err, errno, "module %s", path);
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (m->elf == NULL || gelf_getehdr(m->elf, &eh) == NULL || eh.e_type != ET_REL ||
-	    eh.e_machine != EM_X86_64 || elf_getshdrnum(m->elf, &nsec) != 0) {
-		kerr_set(&kd->err, KVS_E_FORMAT, "module %s: not an amd64 relocatable ELF (.ko)", path);
+	    eh.e_machine != kd->arch->elf_machine || elf_getshdrnum(m->elf, &nsec) != 0) {
+		kerr_set(&kd->err, KVS_E_FORMAT, "module %s: not an %s relocatable ELF (.ko)", path,
+		    kd->arch->name);
 		goto fail;
 	}
 	secaddr = calloc(nsec ? nsec : 1, sizeof(*secaddr));
@@ -105,16 +60,8 @@ kvs_add_module(kvs_t *kd, const char *path)
 		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
 		goto fail;
 	}
-	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		uint64_t al;
-		if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0)
-			continue;
-		al = sh.sh_addralign > 1 ? sh.sh_addralign : 1;
-		off = (off + al - 1) & ~(al - 1);
-		secaddr[elf_ndxscn(scn)] = base + off;
-		off += sh.sh_size;
-	}
+	if (kd->os->module_place(kd, m->elf, base, secaddr, nsec, &off) != 0)
+		goto fail;
 	if (off > size) {
 		kerr_set(&kd->err, KVS_E_MISMATCH, "module %s needs %llu bytes but was loaded in %llu: "
 		    "not the file that was loaded", path, (unsigned long long)off,

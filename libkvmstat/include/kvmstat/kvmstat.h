@@ -2,8 +2,8 @@
  * kvmstat.h - public interface of libkvmstat.
  *
  * A kvs_t handle binds a kernel image (ELF symbols + DWARF types) to a memory
- * source (FreeBSD amd64 minidump, full ELF dump, raw physical image or live
- * /dev/mem).  Everything returned by the library is either copied into caller
+ * source (a crash dump, a raw physical image or live memory), through the
+ * kernel's architecture (amd64) and OS (FreeBSD).  Everything returned by the library is either copied into caller
  * buffers or borrowed from the handle until kvs_close(); see README
  * "Ownership".  One handle must be used by one thread at a time.
  */
@@ -148,13 +148,22 @@ int kvs_add_module_dir(kvs_t *kd, const char *dir);
  * bad magic): their count, and the first message (borrowed) in *first. */
 unsigned kvs_warnings(const kvs_t *kd, const char **first);
 
-/* malloc(9) layout generation detected from DWARF: 5 (counters inside
- * struct malloc_type), 6 (6-11: per-CPU array), 12 (per-CPU pointer),
- * 13 (13+: embedded ks_mti, __pcpu-relative offset); -1 on error. */
-int kvs_malloc_layout(kvs_t *kd);
+/* What the kernel in memory says about itself, whatever its OS.  Strings are
+ * borrowed from the handle until the next call or kvs_close(); a field the
+ * kernel does not give is NULL (strings) or -1 (numbers). */
+struct kvs_kernelinfo {
+	const char *os;          /* "FreeBSD", "Linux" */
+	const char *version;     /* version banner, first line only */
+	const char *panic;       /* panic message, NULL when the kernel did not panic */
+	int ncpus;               /* CPUs the kernel counted */
+	int maxid;               /* highest CPU id */
+};
+int kvs_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki);
 
-/* Minidump message-buffer section, if the source has one (borrowed). */
-const void *kvs_msgbuf_section(kvs_t *kd, size_t *len);
+/* The kernel message buffer as text, oldest byte first, NUL padding dropped.
+ * *text is malloc'ed and NUL-terminated (the caller frees it), *len its
+ * length.  Returns 0, or -1 with the error set when no buffer is readable. */
+int kvs_msgbuf(kvs_t *kd, char **text, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,17 @@ int memstat_kvm_all(struct memory_type_list *list, void *kvm_handle);
 int memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle);
 int memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle);
 
+/* Extensions: which generation of an allocator's kernel layout the handle's
+ * kernel has, decided from its types.  memstat_kvm_malloc_layout: 5 (counters
+ * inside struct malloc_type), 6 (6-11: per-CPU array), 12 (per-CPU pointer),
+ * 13 (13+: embedded ks_mti, __pcpu-relative offset).
+ * memstat_kvm_vmstat_format: the FreeBSD vmstat whose table matches the
+ * kernel: for MEMSTAT_TYPE_MALLOC 5, 6 or 14; for MEMSTAT_TYPE_UMA 12 or 14.
+ * Both return -1 with the error on the handle when the kernel has no such
+ * allocator. */
+int memstat_kvm_malloc_layout(void *kvm_handle);
+int memstat_kvm_vmstat_format(void *kvm_handle, int allocator);
+
 /* malloc(9) zone table read by the last memstat_kvm_malloc(), on any
  * list (process-global, as in FreeBSD).  get_size returns (size_t)-1 for
  * n >= get_count(); zone_used is bit n of the entry's size mask. */

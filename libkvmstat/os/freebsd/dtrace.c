@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kread.h"
+#include "freebsd.h"
 #include "kvmprof.h"
 
 #define MAX_PROBES (1u << 20)

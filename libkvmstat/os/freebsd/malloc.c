@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kread.h"
+#include "freebsd.h"
 #include "memstat_internal.h"
 
 #define M_MAGIC   877983977UL
@@ -286,14 +286,41 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 }
 
 int
-kvs_malloc_layout(kvs_t *kd)
+memstat_kvm_malloc_layout(void *kvm_handle)
 {
+	kvs_t *kd = kvm_handle;
 	struct mlayout L;
 
 	kerr_clear(&kd->err);
 	if (resolve_layout(kd, &L) != 0)
 		return -1;
 	return (int)L.gen;
+}
+
+int
+memstat_kvm_vmstat_format(void *kvm_handle, int allocator)
+{
+	kvs_t *kd = kvm_handle;
+	int fmt;
+
+	switch (allocator) {
+	case ALLOCATOR_MALLOC:
+		if (memstat_kvm_malloc_layout(kd) == 5)
+			return 5;
+		/* 14's vmstat sizes rows from the kernel's zone table, which
+		 * kernels export through vm_malloc_zone_count. */
+		fmt = kvs_symbol(kd, "vm_malloc_zone_count", NULL, NULL) == 0 ? 14 : 6;
+		kerr_clear(&kd->err);
+		return fmt;
+	case ALLOCATOR_UMA:
+		/* 14's vmstat -z adds the cross-domain column. */
+		fmt = kvs_has_member(kd, "struct uma_zone", "uz_xdomain") == 1 ? 14 : 12;
+		kerr_clear(&kd->err);
+		return fmt;
+	default:
+		return kerr_set(&kd->err, KVS_E_INVAL, "allocator %d has no vmstat format",
+		    allocator);
+	}
 }
 
 static int

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kread.h"
+#include "freebsd.h"
 #include "memstat_internal.h"
 
 #define MAX_KEGS 100000

@@ -1,0 +1,66 @@
+/*
+ * arch.h - the architecture layer: one const ops table per architecture
+ * (arch/<name>.c), chosen by the kernel ELF's e_machine.
+ *
+ * Translation knows neither files nor DWARF nor kernel symbols.  It is given
+ * a physical-read callback and the few facts it needs, which the OS layer
+ * found in the kernel (the page-table root, the direct-map window) or the
+ * dump format carries (a minidump's own page-table section), in a
+ * struct kvs_xlat_params.  That keeps each architecture testable on
+ * synthetic page tables alone.
+ */
+#ifndef KVS_ARCH_H
+#define KVS_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef int (*kvs_read_phys_fn)(void *ctx, uint64_t pa, void *buf, size_t len,
+    struct kvs_error *e);
+
+/* What translation is told, filled by the OS layer and the source. */
+struct kvs_xlat_params {
+	kvs_read_phys_fn read_phys;
+	void *ctx;
+	/* The kernel's page-table root (a physical address), when known. */
+	bool have_root;
+	uint64_t root_pa;
+	/* Direct map: pa = va - dmap_base for dmap_base <= va < dmap_end
+	 * (unused when dmap_end <= dmap_base). */
+	uint64_t dmap_base, dmap_end;
+	/* A dump's own page-table section (FreeBSD amd64 minidumps): entries
+	 * for the kernel address space from `base`, one per page
+	 * (level 1: 4 KiB) or per page directory (level 2: 2 MiB).  Borrowed. */
+	const uint64_t *pmap;
+	uint64_t pmap_entries;
+	int pmap_level;
+	uint64_t pmap_base;
+};
+
+struct kvs_arch_ops {
+	const char *name;           /* "amd64", as messages name it */
+	unsigned elf_machine;       /* EM_* of its kernels and modules */
+	uint64_t page_size;         /* base page */
+	/* Build the translation state from params (copied; pmap stays
+	 * borrowed).  0, or -1 with e set. */
+	int (*create)(void **priv, const struct kvs_xlat_params *p, struct kvs_error *e);
+	/* Translate va.  On success *pa is the physical address, *run (if not
+	 * NULL) the bytes from va to the end of its page, and *pgsz (if not
+	 * NULL) that page's size, so the handle can cache whole large pages.
+	 * -1 with e set (KVS_E_UNMAPPED, or the read error with context). */
+	int (*kvtop)(const void *priv, uint64_t va, uint64_t *pa, uint64_t *run,
+	    uint64_t *pgsz, struct kvs_error *e);
+	/* Whether va is a well-formed address for this architecture. */
+	bool (*canonical)(uint64_t va);
+	void (*destroy)(void *priv);
+};
+
+/* Known architectures, by ELF machine; NULL if none. */
+KVS_HIDDEN const struct kvs_arch_ops *kvs_arch_find(unsigned elf_machine);
+
+extern KVS_HIDDEN const struct kvs_arch_ops kvs_arch_amd64;
+
+#endif

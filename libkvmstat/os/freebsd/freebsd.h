@@ -1,0 +1,25 @@
+/*
+ * freebsd.h - what the FreeBSD walkers share: the present-CPU set.
+ */
+#ifndef KVS_FREEBSD_H
+#define KVS_FREEBSD_H
+
+#include "kread.h"
+
+/* CPU ids present: 0..maxid filtered by the all_cpus bitmask. */
+#define KCPU_MAX 4096
+struct kcpus {
+	int maxid;      /* mp_maxid */
+	int ncpus;      /* mp_ncpus */
+	int maxcpus;    /* mp_maxcpus or MAXCPU from DWARF */
+	uint64_t mask[KCPU_MAX / 64];
+};
+KVS_HIDDEN int kcpus_read(kvs_t *kd, struct kcpus *c);
+static inline bool
+kcpu_present(const struct kcpus *c, int cpu)
+{
+	return cpu >= 0 && cpu <= c->maxid && cpu < KCPU_MAX &&
+	    (c->mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * os.h - the OS layer: one const ops table per kernel family
+ * (os/<family>/kernel.c), chosen by probing the kernel's symbols.
+ *
+ * An OS knows where its kernel keeps the facts translation needs, how to
+ * tell that kernel and dump belong together, and where its version, panic
+ * message, message buffer and loaded modules are.  It reaches memory only
+ * through the handle's read / symbol / type calls, and never a file format.
+ * Its walkers (malloc, UMA, ... for FreeBSD) live in the same folder.
+ */
+#ifndef KVS_OS_H
+#define KVS_OS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "kvmstat.h"
+
+struct Elf;
+
+struct kvs_os_ops {
+	const char *name;           /* "FreeBSD" */
+	/* Whether the kernel (its symbols, already loaded) is of this family:
+	 * 0 yes, KVS_NOTMINE no.  Reads no memory. */
+	int (*probe)(kvs_t *kd);
+	/* Fill in what translation needs beyond what the source gave (the
+	 * page-table root, the direct map).  May read physical memory.  0, or
+	 * -1 with the handle's error set. */
+	int (*xlat_setup)(kvs_t *kd, struct kvs_xlat_params *p);
+	/* Check that the kernel file and the memory belong together.  0 (also
+	 * when there is nothing to compare), or -1 with KVS_E_MISMATCH. */
+	int (*verify)(kvs_t *kd);
+	/* Version, panic message, CPU counts.  Strings go into the handle's
+	 * kinfo buffers.  Always 0: what is unreadable stays NULL / -1. */
+	int (*kernel_info)(kvs_t *kd, struct kvs_kernelinfo *ki);
+	/* The message buffer, linear, oldest first, NULs dropped (malloc'ed).
+	 * 0, or -1 with the handle's error set. */
+	int (*msgbuf)(kvs_t *kd, char **text, size_t *len);
+	/* Where module `name` (a file's base name) was loaded: 0 with its
+	 * address range, 1 if it is not loaded, -1 on error. */
+	int (*module_find)(kvs_t *kd, const char *name, uint64_t *base, uint64_t *size);
+	/* Address of each section of the module's ELF file as the kernel's
+	 * linker placed it from base (0 = not loaded); *used receives the
+	 * bytes the placement needs.  0 or -1. */
+	int (*module_place)(kvs_t *kd, struct Elf *elf, uint64_t base, uint64_t *secaddr,
+	    size_t nsec, uint64_t *used);
+};
+
+/* Probe order of the kernel families. */
+extern KVS_HIDDEN const struct kvs_os_ops *const kvs_os_table[];
+extern KVS_HIDDEN const size_t kvs_os_count;
+
+extern KVS_HIDDEN const struct kvs_os_ops kvs_os_freebsd;
+
+#endif

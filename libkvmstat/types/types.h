@@ -1,0 +1,45 @@
+/*
+ * types.h - the kernel image: ELF symbols (symtab.c) and DWARF layouts
+ * (dwarf.c).  Both work on a libelf handle the caller owns.
+ */
+#ifndef KVS_TYPES_H
+#define KVS_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct kvs_symtab;
+struct Elf; /* libelf's opaque type, kept out of the public header */
+KVS_HIDDEN int kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf,
+    struct kvs_error *e);
+/* For relocatable modules: symbol values are offsets into section
+ * st_shndx, placed at secaddr[st_shndx] (0 = not loaded: symbol dropped). */
+KVS_HIDDEN int kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf,
+    const uint64_t *secaddr, size_t nsec, struct kvs_error *e);
+KVS_HIDDEN void kvs_symtab_free(struct kvs_symtab *st);
+/* name may carry one a.out-style leading '_'.  Returns 0 or -1 (KVS_E_NOSYMBOL). */
+KVS_HIDDEN int kvs_symtab_lookup(const struct kvs_symtab *st, const char *name,
+    uint64_t *addr, uint64_t *size, struct kvs_error *e);
+KVS_HIDDEN const char *kvs_symtab_at(const struct kvs_symtab *st, uint64_t addr,
+    uint64_t *off);
+
+/* ------------------------------------------------------------------ DWARF */
+
+struct kvs_dwarf;
+/* Binds libdwarf to the given Elf handle (which stays owned by the caller).
+ * Returns 0, or -1 with KVS_E_DWARF ("no DWARF in kernel" included). The
+ * name index is built lazily on the first lookup. */
+KVS_HIDDEN int kvs_dwarf_open(struct kvs_dwarf **out, struct Elf *elf,
+    struct kvs_error *e);
+KVS_HIDDEN void kvs_dwarf_close(struct kvs_dwarf *d);
+KVS_HIDDEN int kvs_dwarf_type(struct kvs_dwarf *d, const char *type,
+    struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_dwarf_member(struct kvs_dwarf *d, const char *type,
+    const char *path, struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_dwarf_variable(struct kvs_dwarf *d, const char *var,
+    struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if unknown */
+
+#endif
