@@ -243,14 +243,14 @@ md_check(const struct md *d, const char *name)
 	ck_assert_uint_eq(in.format_version, d->version);
 	ck_assert_uint_eq(in.page_size, 4096);
 	ck_assert_uint_eq(in.source_bytes, len);
-	ck_assert_int_eq(in.pmap_level, d->version == 1 ? 1 : 2);
-	ck_assert_uint_eq(in.pmap_entries, d->pmsz / 8);
-	ck_assert_ptr_nonnull(in.pmap);
-	ck_assert_int_eq(((uintptr_t)in.pmap) % 8, 0);
-	ck_assert_int_eq(memcmp(in.pmap, d->pmap, d->pmsz), 0);
-	ck_assert_uint_eq(in.kernbase, KB);
-	ck_assert_uint_eq(in.dmap_base, 0xfffff80000000000ULL);
-	ck_assert_uint_eq(in.dmap_end, 0xfffffc0000000000ULL);
+	ck_assert_int_eq(in.pt_level, d->version == 1 ? 1 : 2);
+	ck_assert_uint_eq(in.pt_entries, d->pmsz / 8);
+	ck_assert_ptr_nonnull(in.pt);
+	ck_assert_int_eq(((uintptr_t)in.pt) % 8, 0);
+	ck_assert_int_eq(memcmp(in.pt, d->pmap, d->pmsz), 0);
+	ck_assert_uint_eq(in.pt_base, KB);
+	ck_assert_uint_eq(in.direct_base, 0xfffff80000000000ULL);
+	ck_assert_uint_eq(in.direct_end, 0xfffffc0000000000ULL);
 	ck_assert_uint_eq(in.msgbuf_len, d->msgsz);
 	if (d->msgsz)
 		ck_assert_int_eq(memcmp(in.msgbuf, d->msgbuf, d->msgsz), 0);
@@ -622,7 +622,7 @@ START_TEST(elf_full_dump)
 	ck_assert_str_eq(in.format, "elf");
 	ck_assert_uint_eq(in.dumped_pages, 0x20 + 0x9f);
 	ck_assert_uint_eq(in.source_bytes, len);
-	ck_assert_ptr_null(in.pmap);
+	ck_assert_ptr_null(in.pt);
 	ck_assert_uint_eq(in.page_size, 4096);
 	for (pa = 0; pa < 0x9f000; pa += 0x1f08) {
 		ck_assert_int_eq(kvs_source_elfdump.read_phys(priv, pa, buf, 64, &e), 0);
@@ -789,7 +789,7 @@ START_TEST(raw_image)
 	ck_assert_str_eq(in.format, "raw");
 	ck_assert_uint_eq(in.dumped_pages, 8);
 	ck_assert_uint_eq(in.source_bytes, sizeof(img));
-	ck_assert_ptr_null(in.pmap);
+	ck_assert_ptr_null(in.pt);
 	ck_assert_int_eq(kvs_source_raw.read_phys(priv, 0x2ff0, buf, 32, &e), 0);
 	expect_bytes(buf, 0x2ff0, 32);
 	/* Past the end, and a read that runs off the end. */

@@ -123,8 +123,8 @@ START_TEST(dmap_shortcut)
 	uint64_t pa, run;
 
 	setup();
-	x.dmap_base = AMD64_DMAP_MIN;
-	x.dmap_end = AMD64_DMAP_MAX;
+	x.direct_base = AMD64_DMAP_MIN;
+	x.direct_end = AMD64_DMAP_MAX;
 	kerr_clear(&e);
 	/* Not mapped by the tables at all: the shortcut answers alone. */
 	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0x123456789ULL, &pa, &run, &e), 0);
@@ -184,13 +184,13 @@ START_TEST(minidump_pmap_levels)
 
 	setup();
 	x.have_root = false;
-	x.pmap_base = AMD64_KERNBASE;
+	x.pt_base = AMD64_KERNBASE;
 	/* level 2: PDE per 2 MiB */
 	pmap2[1] = 0x200000 | V | PS;
 	pmap2[4] = P(4) | V;
-	x.pmap = pmap2;
-	x.pmap_entries = 8;
-	x.pmap_level = 2;
+	x.pt = pmap2;
+	x.pt_entries = 8;
+	x.pt_level = 2;
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80200010ULL, &pa, &run, &e), 0);
 	ck_assert_uint_eq(pa, 0x200010);
@@ -201,9 +201,9 @@ START_TEST(minidump_pmap_levels)
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff7fffffffULL, &pa, NULL, &e), -1);
 	/* level 1: PTE per 4 KiB */
 	pmap1[3] = P(33) | V;
-	x.pmap = pmap1;
-	x.pmap_entries = 16;
-	x.pmap_level = 1;
+	x.pt = pmap1;
+	x.pt_entries = 16;
+	x.pt_level = 1;
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80003abcULL, &pa, &run, &e), 0);
 	ck_assert_uint_eq(pa, P(33) + 0xabc);
@@ -238,8 +238,8 @@ START_TEST(runs_at_page_ends)
 	ck_assert_int_eq(amd64_kvtop(&x, 0xfffff80040000000ULL, &pa, &run, &e), 0);
 	ck_assert_uint_eq(run, 1ULL << 30);
 	/* DMAP: the last byte inside, and dmap_end itself is not DMAP. */
-	x.dmap_base = AMD64_DMAP_MIN;
-	x.dmap_end = AMD64_DMAP_MIN + 0x100000;
+	x.direct_base = AMD64_DMAP_MIN;
+	x.direct_end = AMD64_DMAP_MIN + 0x100000;
 	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0xfffff, &pa, &run, &e), 0);
 	ck_assert_uint_eq(pa, 0xfffff);
 	ck_assert_uint_eq(run, 1);
@@ -330,13 +330,13 @@ START_TEST(minidump_pmap_errors)
 
 	setup();
 	x.have_root = false;
-	x.pmap_base = AMD64_KERNBASE;
+	x.pt_base = AMD64_KERNBASE;
 	pmap2[0] = 0x400000 | V | PS;
 	pmap2[2] = P(4) | V;                        /* PT at P(4): entries 0, 1 valid */
 	pmap2[3] = 0x6000000 | V;                   /* PT page not in memory */
-	x.pmap = pmap2;
-	x.pmap_entries = 8;
-	x.pmap_level = 2;
+	x.pt = pmap2;
+	x.pt_entries = 8;
+	x.pt_level = 2;
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff801fffffULL, &pa, &run, &e), 0);
 	ck_assert_uint_eq(pa, 0x5fffff);
@@ -363,15 +363,15 @@ START_TEST(minidump_pmap_errors)
 	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
 	ck_assert_msg(strstr(e.msg, "kernbase") != NULL, "%s", e.msg);
 	/* The DMAP shortcut still answers below kernbase. */
-	x.dmap_base = AMD64_DMAP_MIN;
-	x.dmap_end = AMD64_DMAP_MAX;
+	x.direct_base = AMD64_DMAP_MIN;
+	x.direct_end = AMD64_DMAP_MAX;
 	ck_assert_int_eq(amd64_kvtop(&x, AMD64_DMAP_MIN + 0x5000, &pa, NULL, &e), 0);
 	ck_assert_uint_eq(pa, 0x5000);
 	/* level 1 */
 	pmap1[1] = P(9) | V;
-	x.pmap = pmap1;
-	x.pmap_entries = 4;
-	x.pmap_level = 1;
+	x.pt = pmap1;
+	x.pt_entries = 4;
+	x.pt_level = 1;
 	kerr_clear(&e);
 	ck_assert_int_eq(amd64_kvtop(&x, 0xffffffff80002000ULL, &pa, NULL, &e), -1);
 	ck_assert_msg(strstr(e.msg, "PTE not valid") != NULL, "%s", e.msg);

@@ -129,22 +129,22 @@ walk_pmap(const struct amd64_xlat *x, uint64_t va, const struct xout *o,
 {
 	uint64_t idx, ent = 0;
 
-	if (va < x->p.pmap_base)
+	if (va < x->p.pt_base)
 		return unmapped(va, "below the minidump's kernbase", e);
-	if (x->p.pmap_level == 1) {
-		idx = (va - x->p.pmap_base) >> 12;
-		if (idx >= x->p.pmap_entries)
+	if (x->p.pt_level == 1) {
+		idx = (va - x->p.pt_base) >> 12;
+		if (idx >= x->p.pt_entries)
 			return unmapped(va, "beyond the minidump's page-table section", e);
-		ent = le64toh(x->p.pmap[idx]);
+		ent = le64toh(x->p.pt[idx]);
 		if (!(ent & PG_V))
 			return unmapped(va, "PTE not valid", e);
 		done(va, (ent & ADDR_4K) | (va & (SZ_4K - 1)), SZ_4K, o);
 		return 0;
 	}
-	idx = (va - x->p.pmap_base) >> 21;
-	if (idx >= x->p.pmap_entries)
+	idx = (va - x->p.pt_base) >> 21;
+	if (idx >= x->p.pt_entries)
 		return unmapped(va, "beyond the minidump's page-table section", e);
-	ent = le64toh(x->p.pmap[idx]);
+	ent = le64toh(x->p.pt[idx]);
 	if (!(ent & PG_V))
 		return unmapped(va, "PDE not valid", e);
 	if (ent & PG_PS) {
@@ -166,11 +166,11 @@ amd64_kvtop(const void *priv, uint64_t va, uint64_t *pa, uint64_t *run, uint64_t
 	const struct amd64_xlat *x = priv;
 	const struct xout o = { pa, run, pgsz };
 
-	if (x->p.dmap_end > x->p.dmap_base && va >= x->p.dmap_base && va < x->p.dmap_end) {
-		done(va, va - x->p.dmap_base, SZ_4K, &o);
+	if (x->p.direct_end > x->p.direct_base && va >= x->p.direct_base && va < x->p.direct_end) {
+		done(va, va - x->p.direct_base, SZ_4K, &o);
 		return 0;
 	}
-	if (x->p.pmap != NULL)
+	if (x->p.pt != NULL)
 		return walk_pmap(x, va, &o, e);
 	if (x->p.have_root)
 		return walk_pml4(x, va, &o, e);

@@ -28,23 +28,23 @@ struct kvs_xlat_params {
 	/* The kernel's page-table root (a physical address), when known. */
 	bool have_root;
 	uint64_t root_pa;
-	/* Direct map: pa = va - dmap_base for dmap_base <= va < dmap_end
-	 * (unused when dmap_end <= dmap_base). */
-	uint64_t dmap_base, dmap_end;
+	/* Direct map: pa = va - direct_base for direct_base <= va < direct_end
+	 * (unused when direct_end <= direct_base). */
+	uint64_t direct_base, direct_end;
 	/* A dump's own page-table section (FreeBSD amd64 minidumps): entries
-	 * for the kernel address space from `base`, one per page
+	 * for the kernel address space from `pt_base`, one per page
 	 * (level 1: 4 KiB) or per page directory (level 2: 2 MiB).  Borrowed. */
-	const uint64_t *pmap;
-	uint64_t pmap_entries;
-	int pmap_level;
-	uint64_t pmap_base;
+	const uint64_t *pt;
+	uint64_t pt_entries;
+	int pt_level;
+	uint64_t pt_base;
 };
 
 struct kvs_arch_ops {
 	const char *name;           /* "amd64", as messages name it */
 	unsigned elf_machine;       /* EM_* of its kernels and modules */
 	uint64_t page_size;         /* base page */
-	/* Build the translation state from params (copied; pmap stays
+	/* Build the translation state from params (copied; pt stays
 	 * borrowed).  0, or -1 with e set. */
 	int (*create)(void **priv, const struct kvs_xlat_params *p, struct kvs_error *e);
 	/* Translate va.  On success *pa is the physical address, *run (if not

@@ -6,8 +6,8 @@
  *   1. kernel ELF (libelf, read-only mmap): its machine picks the
  *      architecture (arch/); symbols now, DWARF lazily;
  *   2. memory source: the file is opened O_RDONLY and mapped whole, then the
- *      sources are probed in a fixed order (minidump, ELF dump, raw); a
- *      character device is live memory.  Probing reads headers only, so the
+ *      formats are probed in a fixed order (source/source.c); a character
+ *      device is live memory.  Probing reads headers only, so the
  *      cost does not grow with the dump;
  *   3. the kernel families (os/) are probed on the kernel's symbols;
  *   4. translation: what the source carries (a page-table section, a
@@ -31,12 +31,6 @@
 #include <unistd.h>
 
 #include "kvs_private.h"
-
-static const struct kvs_source_ops *const file_sources[] = {
-	&kvs_source_minidump,
-	&kvs_source_elfdump,
-	&kvs_source_raw,
-};
 
 /* Public entry points start from a clean error. */
 #define ENTER(kd) kerr_clear(&(kd)->err)
@@ -68,7 +62,7 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
-/* "amd64" - or "amd64/arm64" once there are more - for messages. */
+/* The supported architectures' names, "a/b" when there are several, for messages. */
 static void
 arch_names(char *buf, size_t len)
 {
@@ -211,13 +205,13 @@ open_source(kvs_t *kd, const char *core, int flags)
 		}
 		return 0;
 	}
-	for (i = 0; i < sizeof(file_sources) / sizeof(file_sources[0]); i++) {
-		int rc = file_sources[i]->open(&a, &kd->src_priv, &kd->err);
+	for (i = 0; i < kvs_source_count; i++) {
+		int rc = kvs_source_table[i]->open(&a, &kd->src_priv, &kd->err);
 		if (rc == KVS_NOTMINE)
 			continue;
 		if (rc != 0)
-			return kerr_push(&kd->err, "dump %s (%s)", core, file_sources[i]->name);
-		kd->src = file_sources[i];
+			return kerr_push(&kd->err, "dump %s (%s)", core, kvs_source_table[i]->name);
+		kd->src = kvs_source_table[i];
 		return 0;
 	}
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
@@ -245,15 +239,15 @@ setup_translation(kvs_t *kd)
 	struct kvs_xlat_params p = {
 		.read_phys = read_phys_cb,
 		.ctx = kd,
-		.pmap = kd->info.pmap,
-		.pmap_entries = kd->info.pmap_entries,
-		.pmap_level = kd->info.pmap_level,
-		.pmap_base = kd->info.kernbase,
+		.pt = kd->info.pt,
+		.pt_entries = kd->info.pt_entries,
+		.pt_level = kd->info.pt_level,
+		.pt_base = kd->info.pt_base,
 	};
 
-	if (kd->info.pmap != NULL) {
-		p.dmap_base = kd->info.dmap_base;
-		p.dmap_end = kd->info.dmap_end;
+	if (kd->info.pt != NULL) {
+		p.direct_base = kd->info.direct_base;
+		p.direct_end = kd->info.direct_end;
 	}
 	if (kd->os->xlat_setup(kd, &p) != 0)
 		return -1;

@@ -164,8 +164,8 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		    (unsigned long long)a->map_len);
 		goto fail;
 	}
-	m->info.pmap = (const uint64_t *)(a->map + off);
-	m->info.pmap_entries = pmsz / 8;
+	m->info.pt = (const uint64_t *)(a->map + off);
+	m->info.pt_entries = pmsz / 8;
 	off += RND((uint64_t)pmsz);
 	m->data_off = off;
 
@@ -184,10 +184,10 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->info.format_version = m->version;
 	m->info.page_size = PAGE;
 	m->info.source_bytes = a->map_len;
-	m->info.pmap_level = m->version == 1 ? 1 : 2;
-	m->info.kernbase = rd64(a->map + 40);
-	m->info.dmap_base = rd64(a->map + 48);
-	m->info.dmap_end = rd64(a->map + 56);
+	m->info.pt_level = m->version == 1 ? 1 : 2;
+	m->info.pt_base = rd64(a->map + 40);
+	m->info.direct_base = rd64(a->map + 48);
+	m->info.direct_end = rd64(a->map + 56);
 	*priv = m;
 	return 0;
 fail:

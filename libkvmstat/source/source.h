@@ -21,13 +21,17 @@ struct kvs_src_info {
 	uint64_t dumped_pages;
 	uint64_t source_bytes;
 	bool live;
-	/* Minidump only: the page-table section and the header's VA layout. */
-	const uint64_t *pmap;      /* borrowed from the mapping, little-endian */
-	uint64_t pmap_entries;
-	int pmap_level;            /* 1: PTE per 4 KiB (v1); 2: PDE per 2 MiB (v2/v3) */
-	uint64_t kernbase;
-	uint64_t dmap_base, dmap_end; /* 0,0: no DMAP shortcut */
-	const void *msgbuf;        /* minidump msgbuf section, or NULL */
+	/* A page-table section the dump carries (FreeBSD minidumps), handed
+	 * to translation as is (struct kvs_xlat_params says what it means),
+	 * and the direct-map window the dump's header gives.  NULL / 0,0 when
+	 * the format has none. */
+	const uint64_t *pt;        /* borrowed from the mapping, little-endian */
+	uint64_t pt_entries;
+	int pt_level;              /* 1: an entry per 4 KiB page; 2: per 2 MiB */
+	uint64_t pt_base;          /* first kernel address the section covers */
+	uint64_t direct_base, direct_end;
+	/* A copy of the kernel's message buffer the dump carries, or NULL. */
+	const void *msgbuf;
 	uint64_t msgbuf_len;
 };
 
@@ -60,8 +64,11 @@ struct kvs_source_ops {
 	void (*close)(void *priv);
 };
 
-/* Probe order: minidump, ELF dump, then raw (fallback / KVS_O_RAW).  The
- * live /dev/mem source is chosen by kvs.c for character devices. */
+/* The formats a regular file is probed for, in order (source.c): raw last,
+ * as it accepts anything.  KVS_O_RAW forces kvs_source_raw; a character
+ * device is live memory (kvs_source_devmem). */
+extern KVS_HIDDEN const struct kvs_source_ops *const kvs_source_table[];
+extern KVS_HIDDEN const size_t kvs_source_count;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_minidump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_elfdump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_raw;

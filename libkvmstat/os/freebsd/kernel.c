@@ -47,7 +47,7 @@ fbsd_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 {
 	uint64_t sym, kernbase = KERNBASE_DEFAULT, pml4;
 
-	if (p->pmap != NULL)
+	if (p->pt != NULL)
 		return 0;
 	if (kvs_symtab_lookup(kd->syms, "kernbase", &sym, NULL, &kd->err) == 0 && sym != 0)
 		kernbase = sym;
