@@ -61,6 +61,9 @@ struct kvs_arch_ops {
 /* Known architectures, by ELF machine; NULL if none. */
 KVS_HIDDEN const struct kvs_arch_ops *kvs_arch_find(unsigned elf_machine);
 
+/* The supported architectures' names for messages: "amd64", "a/b", ... */
+KVS_HIDDEN void kvs_arch_names(char *buf, size_t len);
+
 extern KVS_HIDDEN const struct kvs_arch_ops kvs_arch_amd64;
 
 #endif

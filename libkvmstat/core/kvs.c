@@ -62,21 +62,6 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
-/* The supported architectures' names, "a/b" when there are several, for messages. */
-static void
-arch_names(char *buf, size_t len)
-{
-	static const unsigned machines[] = { EM_X86_64, EM_AARCH64, EM_386, EM_RISCV, EM_PPC64 };
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
-		const struct kvs_arch_ops *a = kvs_arch_find(machines[i]);
-		if (a != NULL && o < len)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "/" : "", a->name);
-	}
-}
-
 static int
 open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **archp,
     struct kvs_error *e)
@@ -105,7 +90,7 @@ open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **arc
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
 		elf_end(elf);
 		close(fd);
-		arch_names(names, sizeof(names));
+		kvs_arch_names(names, sizeof(names));
 		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not an %s kernel "
 		    "executable (class %d, machine %d, type %d)", path, names,
 		    eh.e_ident[EI_CLASS], eh.e_machine, eh.e_type);
