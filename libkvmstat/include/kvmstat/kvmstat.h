@@ -133,13 +133,13 @@ int kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di);
 
 /*
  * Kernel modules.  Symbols local to a module (dtrace.ko's dtrace_probes...)
- * are not in the kernel's symbol table: kvs_add_module() finds where the
- * module was loaded by walking the kernel's linker_files list (matching the
- * file's base name), places the relocatable module's sections the way the
- * kernel linker does (allocated sections in header order, each aligned), and
- * from then on kvs_symbol() and the type queries also search the module's
- * symbols and DWARF.  kvs_add_module_dir() adds every loaded module found in
- * a directory.  Both return the number of modules added, or -1.
+ * are not in the kernel's symbol table: kvs_add_module() asks the kernel's
+ * OS layer where the module was loaded (FreeBSD: its linker_files entry,
+ * matched by the file's base name) and how its linker laid out the file's
+ * sections, and from then on kvs_symbol() and the type queries also search
+ * the module's symbols and DWARF.  kvs_add_module_dir() adds every loaded
+ * module found in a directory.  Both return the number of modules added, or
+ * -1.
  */
 int kvs_add_module(kvs_t *kd, const char *path);
 int kvs_add_module_dir(kvs_t *kd, const char *dir);
