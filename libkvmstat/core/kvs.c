@@ -312,7 +312,11 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
-	if (setup_translation(kd) != 0) {
+	if (kd->info.virtual_only && kd->src->read_virt == NULL) {
+		kerr_set(&kd->err, KVS_E_FORMAT, "dump %s holds no physical memory", core);
+		goto fail;
+	}
+	if (!kd->info.virtual_only && setup_translation(kd) != 0) {
 		kerr_push(&kd->err, "dump %s", core);
 		goto fail;
 	}
@@ -365,6 +369,9 @@ int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
+	if (kd->arch_priv == NULL)
+		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
+		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
 	return kd->arch->kvtop(kd->arch_priv, kva, pa, NULL, NULL, &kd->err);
 }
 
@@ -415,6 +422,12 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	uint64_t va = kva;
 	size_t total = len;
 
+	if (kd->info.virtual_only) {
+		if (kd->src->read_virt(kd->src_priv, kva, buf, len, &kd->err) == 0)
+			return 0;
+		return kerr_push(&kd->err, "reading %zu bytes at 0x%llx", total,
+		    (unsigned long long)kva);
+	}
 	while (len > 0) {
 		uint64_t pa, run;
 		size_t n;

@@ -1,11 +1,23 @@
 /*
- * source_elfdump.c - FreeBSD full memory dump: an ELF64 ET_CORE whose PT_LOAD
- * segments are addressed by physical address.  FreeBSD writes EI_OSABI 255
- * and e_version 0, so neither is checked.  Segments are sorted once (and
- * must be disjoint) so a lookup is a binary search; bytes of p_memsz beyond
- * p_filesz read as zero.  A core whose segments carry kernel virtual
- * addresses (gdb's gcore, a KVA-addressed core) is refused: it is not a
- * physical-memory dump and the page-table walk would be meaningless.
+ * elfdump.c - memory dumps in ELF64 ET_CORE form, addressed physically,
+ * virtually, or both:
+ *
+ *   - FreeBSD full dumps: PT_LOADs by physical address (p_vaddr = p_paddr);
+ *     FreeBSD writes EI_OSABI 255 and e_version 0, so neither is checked;
+ *   - QEMU dump-guest-memory without paging: physical PT_LOADs, p_vaddr 0;
+ *   - QEMU with paging, kdump's /proc/vmcore: each PT_LOAD maps a kernel
+ *     virtual range and says which physical range backs it (many virtual
+ *     ranges may share one physical range and one stretch of the file);
+ *   - cores addressed only virtually (p_paddr 0: gdb-style cores, the
+ *     fixture generator's vmcore.kva.elf): no physical memory at all, so the
+ *     handle reads them through read_virt instead of the page tables.
+ *
+ * Physical and virtual ranges each get a sorted index, so a lookup is a binary
+ * search; overlapping physical ranges (aliases) are kept once.  Bytes of
+ * p_memsz beyond p_filesz read as zero.  QEMU 7.2 writes e_ehsize 8 and puts
+ * the section headers first; with more than 65,534 segments e_phnum is
+ * PN_XNUM and section header 0's sh_info holds the count.  Notes are scanned
+ * for VMCOREINFO, which the OS layer reads.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -14,22 +26,90 @@
 #include "kvs_private.h"
 
 struct seg {
-	uint64_t pa, memsz, filesz, off;
+	uint64_t addr, memsz, filesz, off;
 };
 
 struct elfdump {
 	const uint8_t *map;
 	uint64_t len;
-	struct seg *segs;
+	struct seg *segs;       /* physical, sorted by address */
 	size_t nsegs;
+	struct seg *vsegs;      /* virtual, sorted by address */
+	size_t nvsegs;
 	uint64_t pages;
+	const char *vmcoreinfo;
+	size_t vmcoreinfo_len;
 };
 
 static int
 cmp_seg(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
-	return x->pa < y->pa ? -1 : x->pa > y->pa;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Longest first at one address, so the kept alias covers most. */
+	return x->memsz > y->memsz ? -1 : x->memsz < y->memsz;
+}
+
+/* Sort, then keep one of every overlapping range: aliases of one physical
+ * range (paging dumps) or of one virtual range, which must then say the same
+ * thing, i.e. come from the same bytes of the file.  Two segments that claim
+ * one address with different contents are an error (*bad set).  Returns the
+ * count kept. */
+static size_t
+sort_unique(struct seg *s, size_t n, const struct seg **bad)
+{
+	size_t i, k = 0;
+
+	*bad = NULL;
+	if (n == 0)
+		return 0;
+	qsort(s, n, sizeof(*s), cmp_seg);
+	for (i = 1; i < n; i++) {
+		struct seg *last = &s[k];
+		if (s[i].addr - last->addr < last->memsz) {
+			uint64_t delta = s[i].addr - last->addr;
+			if (s[i].off != last->off + delta || s[i].filesz == 0 ||
+			    last->filesz <= delta) {
+				*bad = last;
+				return i;
+			}
+			/* Overlap: keep what extends past the kept range. */
+			uint64_t end = s[i].addr + s[i].memsz, lend = last->addr + last->memsz;
+			if (end <= lend)
+				continue;
+			uint64_t cut = lend - s[i].addr;
+			s[i].addr += cut;
+			s[i].memsz -= cut;
+			s[i].off += cut < s[i].filesz ? cut : s[i].filesz;
+			s[i].filesz = cut < s[i].filesz ? s[i].filesz - cut : 0;
+		}
+		s[++k] = s[i];
+	}
+	return k + 1;
+}
+
+/* The VMCOREINFO note's text, if a PT_NOTE holds one. */
+static void
+find_vmcoreinfo(struct elfdump *d, uint64_t off, uint64_t size)
+{
+	uint64_t p = off, end = off + size;
+
+	while (end - p >= 12 && p < end) {
+		uint32_t namesz, descsz;
+		memcpy(&namesz, d->map + p, 4);
+		memcpy(&descsz, d->map + p + 4, 4);
+		uint64_t name = p + 12, desc = name + ((namesz + 3ULL) & ~3ULL);
+		uint64_t next = desc + ((descsz + 3ULL) & ~3ULL);
+		if (desc > end || descsz > end - desc || next > end + 3)
+			return;
+		if (namesz == 11 && memcmp(d->map + name, "VMCOREINFO", 11) == 0) {
+			d->vmcoreinfo = (const char *)d->map + desc;
+			d->vmcoreinfo_len = descsz;
+			return;
+		}
+		p = next;
+	}
 }
 
 static int
@@ -37,6 +117,7 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
 	const Elf64_Ehdr *eh;
 	struct elfdump *d;
+	uint64_t phnum;
 	size_t i;
 
 	if (a->map == NULL || a->map_len < 4 || memcmp(a->map, ELFMAG, SELFMAG) != 0)
@@ -51,24 +132,41 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	if (eh->e_type != ET_CORE)
 		return kerr_set(e, KVS_E_FORMAT, "ELF file of type %u is not a core dump "
 		    "(was the kernel given as the dump?)", eh->e_type);
-	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum == 0xffff)
-		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %u)",
-		    eh->e_phentsize, eh->e_phnum);
+	phnum = eh->e_phnum;
+	if (phnum == PN_XNUM) {
+		/* The real count is in section header 0 (QEMU's paging dumps). */
+		Elf64_Shdr sh0;
+		if (eh->e_shoff == 0 || eh->e_shoff > a->map_len ||
+		    a->map_len - eh->e_shoff < sizeof(sh0))
+			return kerr_set(e, KVS_E_FORMAT, "program header count is PN_XNUM "
+			    "but there is no section header 0 to hold it");
+		memcpy(&sh0, a->map + eh->e_shoff, sizeof(sh0));
+		phnum = sh0.sh_info;
+	}
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || phnum == 0)
+		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %llu)",
+		    eh->e_phentsize, (unsigned long long)phnum);
 	if (eh->e_phoff > a->map_len ||
-	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > a->map_len - eh->e_phoff)
+	    phnum * sizeof(Elf64_Phdr) > a->map_len - eh->e_phoff)
 		return kerr_set(e, KVS_E_TRUNCATED, "program headers at 0x%llx past end of "
 		    "file (%llu bytes)", (unsigned long long)eh->e_phoff,
 		    (unsigned long long)a->map_len);
 	d = calloc(1, sizeof(*d));
-	if (d == NULL || (d->segs = calloc(eh->e_phnum, sizeof(*d->segs))) == NULL) {
+	if (d == NULL || (d->segs = calloc(phnum, sizeof(*d->segs))) == NULL ||
+	    (d->vsegs = calloc(phnum, sizeof(*d->vsegs))) == NULL) {
+		if (d != NULL)
+			free(d->segs);
 		free(d);
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
 	}
 	d->map = a->map;
 	d->len = a->map_len;
-	for (i = 0; i < eh->e_phnum; i++) {
+	for (i = 0; i < phnum; i++) {
 		Elf64_Phdr ph;
 		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_NOTE && ph.p_offset <= a->map_len &&
+		    ph.p_filesz <= a->map_len - ph.p_offset && d->vmcoreinfo == NULL)
+			find_vmcoreinfo(d, ph.p_offset, ph.p_filesz);
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_offset > a->map_len || ph.p_filesz > a->map_len - ph.p_offset) {
@@ -78,94 +176,104 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			    (unsigned long long)ph.p_offset, (unsigned long long)a->map_len);
 			goto fail;
 		}
-		if (ph.p_paddr >= 0xffff800000000000ULL ||
-		    (ph.p_vaddr >= 0xffff800000000000ULL && ph.p_vaddr != ph.p_paddr)) {
-			kerr_set(e, KVS_E_FORMAT, "ELF core addressed by virtual address "
-			    "(segment at 0x%llx), not a FreeBSD full dump",
-			    (unsigned long long)ph.p_vaddr);
-			goto fail;
-		}
 		uint64_t memsz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
 		if (memsz == 0)
 			continue;
-		if (memsz - 1 > UINT64_MAX - ph.p_paddr) {
+		if (memsz - 1 > UINT64_MAX - ph.p_paddr || memsz - 1 > UINT64_MAX - ph.p_vaddr) {
 			kerr_set(e, KVS_E_FORMAT, "segment %zu (physical 0x%llx, 0x%llx bytes) "
 			    "wraps around the address space", i,
 			    (unsigned long long)ph.p_paddr, (unsigned long long)memsz);
 			goto fail;
 		}
-		d->segs[d->nsegs++] = (struct seg){ ph.p_paddr, memsz, ph.p_filesz, ph.p_offset };
-		d->pages += ph.p_filesz / 4096;
+		/* Physical unless it names only a virtual address. */
+		if (ph.p_paddr != 0 || ph.p_vaddr == 0)
+			d->segs[d->nsegs++] = (struct seg){ ph.p_paddr, memsz, ph.p_filesz, ph.p_offset };
+		if (ph.p_vaddr != 0 && ph.p_vaddr != ph.p_paddr)
+			d->vsegs[d->nvsegs++] = (struct seg){ ph.p_vaddr, memsz, ph.p_filesz, ph.p_offset };
 	}
-	if (d->nsegs == 0) {
+	if (d->nsegs + d->nvsegs == 0) {
 		kerr_set(e, KVS_E_FORMAT, "ELF dump has no PT_LOAD segments");
 		goto fail;
 	}
-	/* Headers that run into segment data mean e_phnum is wrong. */
-	for (i = 0; i < d->nsegs; i++) {
-		uint64_t phend = eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr);
-		if (d->segs[i].filesz > 0 && eh->e_phoff < d->segs[i].off + d->segs[i].filesz &&
-		    d->segs[i].off < phend) {
-			kerr_set(e, KVS_E_FORMAT, "program header table (%u entries at 0x%llx) "
-			    "overlaps segment data at 0x%llx", eh->e_phnum,
-			    (unsigned long long)eh->e_phoff, (unsigned long long)d->segs[i].off);
+	/* Headers that run into segment data mean the count is wrong. */
+	for (i = 0; i < d->nsegs + d->nvsegs; i++) {
+		const struct seg *s = i < d->nsegs ? &d->segs[i] : &d->vsegs[i - d->nsegs];
+		uint64_t phend = eh->e_phoff + phnum * sizeof(Elf64_Phdr);
+		if (s->filesz > 0 && eh->e_phoff < s->off + s->filesz && s->off < phend) {
+			kerr_set(e, KVS_E_FORMAT, "program header table (%llu entries at 0x%llx) "
+			    "overlaps segment data at 0x%llx", (unsigned long long)phnum,
+			    (unsigned long long)eh->e_phoff, (unsigned long long)s->off);
 			goto fail;
 		}
 	}
-	qsort(d->segs, d->nsegs, sizeof(*d->segs), cmp_seg);
-	/* The binary search needs disjoint segments. */
-	for (i = 1; i < d->nsegs; i++) {
-		if (d->segs[i].pa - d->segs[i - 1].pa < d->segs[i - 1].memsz) {
-			kerr_set(e, KVS_E_FORMAT, "segments at physical 0x%llx (0x%llx bytes) and "
-			    "0x%llx overlap", (unsigned long long)d->segs[i - 1].pa,
-			    (unsigned long long)d->segs[i - 1].memsz,
-			    (unsigned long long)d->segs[i].pa);
+	{
+		const struct seg *bad;
+		size_t k = sort_unique(d->segs, d->nsegs, &bad);
+		const char *what = "physical";
+		if (bad == NULL) {
+			d->nsegs = k;
+			k = sort_unique(d->vsegs, d->nvsegs, &bad);
+			d->nvsegs = k;
+			what = "virtual";
+		}
+		if (bad != NULL) {
+			const struct seg *next = what[0] == 'p' ? &d->segs[k] : &d->vsegs[k];
+			kerr_set(e, KVS_E_FORMAT, "segments at %s 0x%llx (0x%llx bytes) and "
+			    "0x%llx overlap with different contents", what,
+			    (unsigned long long)bad->addr, (unsigned long long)bad->memsz,
+			    (unsigned long long)next->addr);
 			goto fail;
 		}
 	}
+	for (i = 0; i < d->nsegs; i++)
+		d->pages += d->segs[i].filesz / 4096;
+	if (d->nsegs == 0)
+		for (i = 0; i < d->nvsegs; i++)
+			d->pages += d->vsegs[i].filesz / 4096;
 	*priv = d;
 	return 0;
 fail:
 	free(d->segs);
+	free(d->vsegs);
 	free(d);
 	return -1;
 }
 
 static const struct seg *
-find_seg(const struct elfdump *d, uint64_t pa)
+find_seg(const struct seg *segs, size_t nsegs, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nsegs;
+	size_t lo = 0, hi = nsegs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (d->segs[mid].pa <= pa)
+		if (segs[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return NULL;
-	const struct seg *s = &d->segs[lo - 1];
-	return pa - s->pa < s->memsz ? s : NULL;
+	const struct seg *s = &segs[lo - 1];
+	return addr - s->addr < s->memsz ? s : NULL;
 }
 
 static int
-elf_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+seg_read(const struct elfdump *d, const struct seg *segs, size_t nsegs, const char *what,
+    uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 {
-	struct elfdump *d = priv;
 	uint8_t *p = buf;
 
 	while (len > 0) {
-		const struct seg *s = find_seg(d, pa);
+		const struct seg *s = find_seg(segs, nsegs, pa);
 		uint64_t in, n;
 
 		if (s == NULL) {
-			kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not in dump",
+			kerr_set(e, KVS_E_NOTDUMPED, "%s 0x%llx not in dump", what,
 			    (unsigned long long)pa);
 			kerr_fault(e, pa);
 			return -1;
 		}
-		in = pa - s->pa;
+		in = pa - s->addr;
 		n = s->memsz - in < len ? s->memsz - in : len;
 		if (in >= s->filesz)
 			memset(p, 0, n);
@@ -181,6 +289,22 @@ elf_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return 0;
 }
 
+static int
+elf_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	const struct elfdump *d = priv;
+
+	return seg_read(d, d->segs, d->nsegs, "physical", pa, buf, len, e);
+}
+
+static int
+elf_read_virt(void *priv, uint64_t va, void *buf, size_t len, struct kvs_error *e)
+{
+	const struct elfdump *d = priv;
+
+	return seg_read(d, d->vsegs, d->nvsegs, "virtual", va, buf, len, e);
+}
+
 static void
 elf_info(void *priv, struct kvs_src_info *out)
 {
@@ -191,6 +315,9 @@ elf_info(void *priv, struct kvs_src_info *out)
 	out->page_size = 4096;
 	out->dumped_pages = d->pages;
 	out->source_bytes = d->len;
+	out->virtual_only = d->nsegs == 0;
+	out->vmcoreinfo = d->vmcoreinfo;
+	out->vmcoreinfo_len = d->vmcoreinfo_len;
 }
 
 static void
@@ -199,6 +326,7 @@ elf_close(void *priv)
 	struct elfdump *d = priv;
 
 	free(d->segs);
+	free(d->vsegs);
 	free(d);
 }
 
@@ -206,6 +334,7 @@ const struct kvs_source_ops kvs_source_elfdump = {
 	.name = "elf",
 	.open = elf_open,
 	.read_phys = elf_read,
+	.read_virt = elf_read_virt,
 	.info = elf_info,
 	.close = elf_close,
 };

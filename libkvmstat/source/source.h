@@ -8,6 +8,7 @@
 #define KVS_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -30,6 +31,12 @@ struct kvs_src_info {
 	int pt_level;              /* 1: an entry per 4 KiB page; 2: per 2 MiB */
 	uint64_t pt_base;          /* first kernel address the section covers */
 	uint64_t direct_base, direct_end;
+	/* The dump holds virtual ranges only (no physical memory): the handle
+	 * reads through read_virt and does no page-table translation. */
+	bool virtual_only;
+	/* The VMCOREINFO text a dump's notes carry (Linux), borrowed, or NULL. */
+	const char *vmcoreinfo;
+	size_t vmcoreinfo_len;
 	/* A copy of the kernel's message buffer the dump carries, or NULL. */
 	const void *msgbuf;
 	uint64_t msgbuf_len;
@@ -53,6 +60,10 @@ struct kvs_source_ops {
 	/* Read physical memory; 0 or -1 with e set (fault address = pa of the
 	 * first missing byte). */
 	int (*read_phys)(void *priv, uint64_t pa, void *buf, size_t len,
+	    struct kvs_error *e);
+	/* Optional: read by virtual address, for formats that record virtual
+	 * ranges (ELF cores); used when the dump is virtual_only. */
+	int (*read_virt)(void *priv, uint64_t va, void *buf, size_t len,
 	    struct kvs_error *e);
 	void (*info)(void *priv, struct kvs_src_info *out);
 	/* Optional: pages present, when counting them costs a pass over an
