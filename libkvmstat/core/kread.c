@@ -92,8 +92,25 @@ kfield(kvs_t *kd, const char *type, const char *path, struct kfield *f, bool req
 	f->kind = ti.kind;
 	f->count = ti.count;
 	f->elem_size = ti.elem_size;
+	f->bit_size = ti.bit_size;
+	f->bit_offset = ti.bit_offset;
 	f->present = true;
 	return 0;
+}
+
+/* A bit-field: the little-endian bytes from off, shifted and masked. */
+static uint64_t
+bits_get(const uint8_t *b, size_t buflen, const struct kfield *f)
+{
+	uint64_t v = 0;
+	unsigned i, nbytes = (f->bit_offset + f->bit_size + 7) / 8;
+
+	if (f->bit_size > 64 || f->bit_offset + f->bit_size > 64 || f->off + nbytes > buflen)
+		return 0;
+	for (i = 0; i < nbytes; i++)
+		v |= (uint64_t)b[f->off + i] << (8 * i);
+	v >>= f->bit_offset;
+	return f->bit_size == 64 ? v : v & ((1ULL << f->bit_size) - 1);
 }
 
 uint64_t
@@ -105,6 +122,8 @@ kfield_get(const void *buf, size_t buflen, const struct kfield *f)
 
 	if (!f->present || f->off >= buflen)
 		return 0;
+	if (f->bit_size != 0)
+		return bits_get(b, buflen, f);
 	n = f->size > 8 ? 8 : (unsigned)f->size;
 	if (f->off + n > buflen)
 		return 0;

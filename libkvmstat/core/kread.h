@@ -24,6 +24,7 @@ struct kfield {
 	uint64_t off, size;
 	kvs_kind_t kind;
 	uint64_t count, elem_size;
+	unsigned bit_size, bit_offset;  /* bit-fields: width, and bits past `off` */
 	bool present;
 };
 /* Resolve type.path; a missing member gives present=false and returns 0

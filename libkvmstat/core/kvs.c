@@ -341,6 +341,8 @@ kvs_close(kvs_t *kd)
 	if (kd->dwarf != NULL)
 		kvs_dwarf_close(kd->dwarf);
 	kvs_modules_close(kd);
+	if (kd->os != NULL && kd->os->close != NULL)
+		kd->os->close(kd);
 	if (kd->arch_priv != NULL)
 		kd->arch->destroy(kd->arch_priv);
 	if (kd->src != NULL)
@@ -536,8 +538,11 @@ kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 	unsigned i;
 
 	ENTER(kd);
-	if (kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err) == 0)
+	if (kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err) == 0) {
+		if (addr != NULL)
+			*addr = kvs_slide(kd, *addr);
 		return 0;
+	}
 	/* Then the modules, in the order they were added. */
 	for (i = 0; i < kd->nmods; i++)
 		if (kvs_symtab_lookup(kd->mods[i].syms, name, addr, size, &kd->err) == 0) {
@@ -554,6 +559,9 @@ kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 	unsigned i;
 
 	ENTER(kd);
+	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
+	    (s = kvs_symtab_at(kd->syms, addr - kd->slide, off)) != NULL)
+		return s;
 	if ((s = kvs_symtab_at(kd->syms, addr, off)) != NULL)
 		return s;
 	for (i = 0; i < kd->nmods; i++)

@@ -61,6 +61,10 @@ struct kvs {
 	const struct kvs_arch_ops *arch;  /* from the kernel's e_machine */
 	void *arch_priv;
 	const struct kvs_os_ops *os;      /* from the kernel's symbols */
+	void *os_priv;                    /* the OS layer's own state */
+	/* Where the kernel runs relative to where it was linked (KASLR): the
+	 * kernel's symbols at or above slide_min are moved by slide. */
+	uint64_t slide, slide_min;
 	/* Storage behind kvs_kernel_info()'s strings. */
 	char kinfo_version[512], kinfo_panic[512];
 	bool dwarf_tried;
@@ -75,6 +79,12 @@ struct kvs {
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+/* A kernel symbol's link-time address as it is in memory. */
+static inline uint64_t
+kvs_slide(const kvs_t *kd, uint64_t link_addr)
+{
+	return kd->slide != 0 && link_addr >= kd->slide_min ? link_addr + kd->slide : link_addr;
+}
 /* A string of the kernel file's initialised data at addr (0, or -1). */
 KVS_HIDDEN int kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len);
 /* Read physical memory through the source, without clearing the error. */

@@ -45,6 +45,8 @@ struct kvs_os_ops {
 	 * bytes the placement needs.  0 or -1. */
 	int (*module_place)(kvs_t *kd, struct Elf *elf, uint64_t base, uint64_t *secaddr,
 	    size_t nsec, uint64_t *used);
+	/* Optional: free kd->os_priv. */
+	void (*close)(kvs_t *kd);
 };
 
 /* Probe order of the kernel families. */
@@ -52,5 +54,6 @@ extern KVS_HIDDEN const struct kvs_os_ops *const kvs_os_table[];
 extern KVS_HIDDEN const size_t kvs_os_count;
 
 extern KVS_HIDDEN const struct kvs_os_ops kvs_os_freebsd;
+extern KVS_HIDDEN const struct kvs_os_ops kvs_os_linux;
 
 #endif

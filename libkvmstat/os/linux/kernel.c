@@ -1,0 +1,517 @@
+/*
+ * kernel.c - the Linux kernel family (x86_64): VMCOREINFO, KASLR, the page
+ * tables, the banner check, kernel info and the printk ring buffer.
+ *
+ * Bootstrap.  Everything starts from VMCOREINFO, the "KEY=value" text the
+ * kernel publishes for dump tools: a note in ELF dumps (kdump, QEMU with
+ * -device vmcoreinfo), or found by scanning physical memory when the source
+ * has no notes (a guest's RAM file).  It gives KERNELOFFSET (the KASLR slide
+ * of the kernel image), NUMBER(phys_base) (signed: where the image sits
+ * physically, relative to its link address) and SYMBOL(init_top_pgt), the
+ * kernel's top page table.  The image is mapped linearly from
+ * __START_KERNEL_map, so an image address converts to physical as
+ * va - __START_KERNEL_map + phys_base: that reads init_top_pgt's address and
+ * page_offset_base (the randomised direct map) before any page-table walk.
+ * Without VMCOREINFO the kernel is assumed unrandomised (nokaslr), which the
+ * banner check then confirms or refutes.
+ */
+#include <ctype.h>
+#include <endian.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux.h"
+
+#define START_KERNEL_MAP 0xffffffff80000000ULL   /* __START_KERNEL_map */
+#define PAGE_OFFSET_DEFAULT 0xffff888000000000ULL /* without RANDOMIZE_MEMORY */
+#define DIRECT_MAP_SPAN (1ULL << 46)              /* 64 TiB, 4-level paging */
+#define VMCOREINFO_MAX 65536
+#define SCAN_CHUNK (1u << 20)
+#define BANNER_MAX 512
+#define PRINTK_RECORDS_MAX (1u << 24)
+
+struct linux_priv {
+	char *vmcoreinfo;         /* NUL-terminated copy, or NULL */
+	int64_t phys_base;
+	bool have_vmcoreinfo;
+};
+
+static struct linux_priv *
+priv_of(kvs_t *kd)
+{
+	return kd->os_priv;
+}
+
+/* ------------------------------------------------------------ VMCOREINFO */
+
+const char *
+linux_vmcoreinfo(kvs_t *kd, const char *key, size_t *len)
+{
+	struct linux_priv *lp = priv_of(kd);
+	size_t klen = strlen(key);
+	const char *p;
+
+	if (lp == NULL || lp->vmcoreinfo == NULL)
+		return NULL;
+	for (p = lp->vmcoreinfo; *p != '\0'; ) {
+		const char *eol = strchr(p, '\n');
+		size_t l = eol ? (size_t)(eol - p) : strlen(p);
+		if (l > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			*len = l - klen - 1;
+			return p + klen + 1;
+		}
+		p += l + (eol != NULL);
+	}
+	return NULL;
+}
+
+static bool
+vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
+{
+	char tmp[32];
+	size_t len;
+	const char *s = linux_vmcoreinfo(kd, key, &len);
+	char *end;
+
+	if (s == NULL || len == 0 || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	if (tmp[0] == '-')
+		*v = (uint64_t)strtoll(tmp, &end, base);
+	else
+		*v = strtoull(tmp, &end, base);
+	return *end == '\0';
+}
+
+/* Does this text look like VMCOREINFO (and not the kernel's own format
+ * string "OSRELEASE=%s")? */
+static bool
+plausible_vmcoreinfo(const char *t, size_t len)
+{
+	return len > 20 && memchr(t, '%', len < 64 ? len : 64) == NULL &&
+	    memmem(t, len, "PAGESIZE=", 9) != NULL;
+}
+
+static int
+keep_vmcoreinfo(kvs_t *kd, const char *text, size_t len)
+{
+	struct linux_priv *lp = priv_of(kd);
+
+	lp->vmcoreinfo = malloc(len + 1);
+	if (lp->vmcoreinfo == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for VMCOREINFO");
+	memcpy(lp->vmcoreinfo, text, len);
+	lp->vmcoreinfo[len] = '\0';
+	lp->vmcoreinfo[strnlen(lp->vmcoreinfo, len)] = '\0';
+	lp->have_vmcoreinfo = true;
+	return 0;
+}
+
+/*
+ * No note: look for the text in physical memory.  QEMU's vmcoreinfo device
+ * and the kernel's own vmcoreinfo page both hold it, starting "OSRELEASE=".
+ * Unreadable stretches (holes) are skipped a chunk at a time.
+ */
+static int
+scan_vmcoreinfo(kvs_t *kd)
+{
+	static const char key[] = "OSRELEASE=";
+	uint64_t limit = kd->info.source_bytes, pa;
+	char *buf = malloc(SCAN_CHUNK + VMCOREINFO_MAX);
+	int rc = 1;
+
+	if (buf == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	if (limit < (4ULL << 30))
+		limit = 4ULL << 30;
+	for (pa = 0; pa < limit && rc == 1; pa += SCAN_CHUNK) {
+		const char *p, *end;
+		if (kd->src->read_phys(kd->src_priv, pa, buf, SCAN_CHUNK, &kd->err) != 0) {
+			kerr_clear(&kd->err);
+			continue;
+		}
+		end = buf + SCAN_CHUNK;
+		for (p = buf; (p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1)) != NULL; p++) {
+			uint64_t at = pa + (uint64_t)(p - buf);
+			char *t = buf + SCAN_CHUNK;   /* scratch after the chunk */
+			size_t n;
+			if (kd->src->read_phys(kd->src_priv, at, t, VMCOREINFO_MAX - 1, &kd->err) != 0) {
+				kerr_clear(&kd->err);
+				n = (size_t)(end - p);
+				memmove(t, p, n);
+			} else
+				n = VMCOREINFO_MAX - 1;
+			t[n] = '\0';
+			n = strlen(t);
+			if (plausible_vmcoreinfo(t, n)) {
+				rc = keep_vmcoreinfo(kd, t, n);
+				break;
+			}
+		}
+	}
+	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------- discovery */
+
+static int
+lnx_probe(kvs_t *kd)
+{
+	struct kvs_error tmp;
+
+	kerr_clear(&tmp);
+	if (kvs_symtab_lookup(kd->syms, "linux_banner", NULL, NULL, &tmp) == 0)
+		return 0;
+	return KVS_NOTMINE;
+}
+
+/* Physical address of a kernel-image address (link or runtime). */
+static uint64_t
+image_pa(kvs_t *kd, uint64_t va)
+{
+	return va - START_KERNEL_MAP + (uint64_t)priv_of(kd)->phys_base;
+}
+
+/* A kernel-image symbol's runtime address. */
+static int
+image_sym(kvs_t *kd, const char *name, uint64_t *va)
+{
+	if (kvs_symtab_lookup(kd->syms, name, va, NULL, &kd->err) != 0)
+		return -1;
+	*va = kvs_slide(kd, *va);
+	return 0;
+}
+
+static int
+lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
+{
+	struct linux_priv *lp;
+	uint64_t v, top, pob = PAGE_OFFSET_DEFAULT;
+
+	lp = calloc(1, sizeof(*lp));
+	if (lp == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	kd->os_priv = lp;
+	if (kd->info.vmcoreinfo != NULL && kd->info.vmcoreinfo_len > 0) {
+		if (keep_vmcoreinfo(kd, kd->info.vmcoreinfo, kd->info.vmcoreinfo_len) != 0)
+			return -1;
+	} else if (scan_vmcoreinfo(kd) != 0)
+		return -1;
+	if (vi_u64(kd, "KERNELOFFSET", 16, &v)) {
+		kd->slide = v;
+		kd->slide_min = START_KERNEL_MAP;
+	}
+	if (vi_u64(kd, "NUMBER(phys_base)", 10, &v))
+		lp->phys_base = (int64_t)v;
+	if (vi_u64(kd, "NUMBER(pgtable_l5_enabled)", 10, &v) && v != 0)
+		return kerr_set(&kd->err, KVS_E_VERSION, "the kernel runs with 5-level paging "
+		    "(pgtable_l5_enabled=1), which is not supported yet");
+	if (p->pt != NULL)
+		return 0;
+	if (!vi_u64(kd, "SYMBOL(init_top_pgt)", 16, &top) && image_sym(kd, "init_top_pgt", &top) != 0)
+		return kerr_push(&kd->err, "cannot find the kernel page tables");
+	p->have_root = true;
+	p->root_pa = image_pa(kd, top);
+	/* The direct map's base: randomised (page_offset_base) or fixed. */
+	if (image_sym(kd, "page_offset_base", &v) == 0) {
+		uint64_t x;
+		if (kvs_phys_read(kd, image_pa(kd, v), &x, sizeof(x)) != 0)
+			return kerr_push(&kd->err, "reading page_offset_base at physical 0x%llx%s",
+			    (unsigned long long)image_pa(kd, v), lp->have_vmcoreinfo ? "" :
+			    " (no VMCOREINFO in the dump: is the kernel randomised?)");
+		pob = le64toh(x);
+		if ((pob & 0xfff) != 0 || pob < 0xff00000000000000ULL)
+			return kerr_set(&kd->err, KVS_E_DATA, "page_offset_base holds 0x%llx, not "
+			    "a direct-map address (wrong kernel for this dump?)",
+			    (unsigned long long)pob);
+	}
+	kerr_clear(&kd->err);
+	p->direct_base = pob;
+	p->direct_end = pob + DIRECT_MAP_SPAN;
+	return 0;
+}
+
+/* The banner in the file and in memory must be the same text. */
+static int
+lnx_verify(kvs_t *kd)
+{
+	char want[BANNER_MAX], got[BANNER_MAX];
+	uint64_t addr;
+
+	if (kvs_symtab_lookup(kd->syms, "linux_banner", &addr, NULL, &kd->err) != 0 ||
+	    kvs_kernel_file_string(kd, addr, want, sizeof(want)) != 0) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	if (kvs_read_string(kd, kvs_slide(kd, addr), got, sizeof(got), NULL) < 0)
+		return kerr_push(&kd->err, "kernel does not match dump? reading "
+		    "'linux_banner' at 0x%llx", (unsigned long long)kvs_slide(kd, addr));
+	if (strcmp(want, got) != 0) {
+		want[strcspn(want, "\n")] = '\0';
+		got[strcspn(got, "\n")] = '\0';
+		return kerr_set(&kd->err, KVS_E_MISMATCH, "kernel does not match dump: "
+		    "kernel is \"%.200s\", dump is \"%.200s\"", want, got);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the log */
+
+/*
+ * The lockless printk ring buffer (5.10 and later): `prb` points at a
+ * struct printk_ringbuffer whose descriptor ring holds, per record, a state
+ * word (top two bits: reserved, committed, finalized, reusable; the rest:
+ * the record's id) and the logical positions of its text in the data ring;
+ * struct printk_info beside it holds the sequence number, time stamp and
+ * text length.  A text block starts with the record id (an unsigned long);
+ * a block that would straddle the end of the ring is stored from offset 0.
+ * Records are visited from tail_id to head_id, at most once per descriptor.
+ */
+#define SV_SHIFT 62
+#define SV_ID_MASK (~(3ULL << SV_SHIFT))
+enum { DESC_RESERVED, DESC_COMMITTED, DESC_FINALIZED, DESC_REUSABLE };
+
+struct prb_layout {
+	struct kfield count_bits, descs, infos, head_id, tail_id;
+	struct kfield size_bits, data;
+	uint64_t desc_size, info_size, dr_off, tr_off;
+	struct kfield sv, begin, next;          /* in struct prb_desc */
+	struct kfield seq, ts, text_len;        /* in struct printk_info */
+};
+
+static int
+prb_layout(kvs_t *kd, struct prb_layout *L)
+{
+	struct kvs_typeinfo ti;
+	struct kfield dr, tr;
+
+	if (kfield(kd, "struct printk_ringbuffer", "desc_ring", &dr, true) != 0 ||
+	    kfield(kd, "struct printk_ringbuffer", "text_data_ring", &tr, true) != 0 ||
+	    kfield(kd, "struct prb_desc_ring", "count_bits", &L->count_bits, true) != 0 ||
+	    kfield(kd, "struct prb_desc_ring", "descs", &L->descs, true) != 0 ||
+	    kfield(kd, "struct prb_desc_ring", "infos", &L->infos, true) != 0 ||
+	    kfield(kd, "struct prb_desc_ring", "head_id", &L->head_id, true) != 0 ||
+	    kfield(kd, "struct prb_desc_ring", "tail_id", &L->tail_id, true) != 0 ||
+	    kfield(kd, "struct prb_data_ring", "size_bits", &L->size_bits, true) != 0 ||
+	    kfield(kd, "struct prb_data_ring", "data", &L->data, true) != 0 ||
+	    kfield(kd, "struct prb_desc", "state_var", &L->sv, true) != 0 ||
+	    kfield(kd, "struct prb_desc", "text_blk_lpos.begin", &L->begin, true) != 0 ||
+	    kfield(kd, "struct prb_desc", "text_blk_lpos.next", &L->next, true) != 0 ||
+	    kfield(kd, "struct printk_info", "seq", &L->seq, true) != 0 ||
+	    kfield(kd, "struct printk_info", "ts_nsec", &L->ts, true) != 0 ||
+	    kfield(kd, "struct printk_info", "text_len", &L->text_len, true) != 0)
+		return -1;
+	L->dr_off = dr.off;
+	L->tr_off = tr.off;
+	if (kvs_type(kd, "struct prb_desc", &ti) != 0)
+		return -1;
+	L->desc_size = ti.size;
+	if (kvs_type(kd, "struct printk_info", &ti) != 0)
+		return -1;
+	L->info_size = ti.size;
+	return 0;
+}
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void
+text_add(struct text *t, const char *s, size_t n)
+{
+	if (t->oom)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 65536;
+		char *nb;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		nb = realloc(t->buf, cap);
+		if (nb == NULL) {
+			t->oom = true;
+			return;
+		}
+		t->buf = nb;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+static int
+read_prb(kvs_t *kd, uint64_t prb, struct text *out)
+{
+	struct prb_layout L;
+	uint8_t hdr[256], d[64], info[256];
+	uint64_t dr, descs, infos, head, tail, data, id, ndesc, dsize, n;
+	unsigned cbits, sbits;
+	char *text = NULL;
+
+	if (prb_layout(kd, &L) != 0)
+		return kerr_push(&kd->err, "printk ring buffer layout");
+	if (L.desc_size > sizeof(d) || L.info_size > sizeof(info) ||
+	    L.dr_off + 64 > sizeof(hdr) || L.tr_off + 64 > sizeof(hdr))
+		return kerr_set(&kd->err, KVS_E_DATA, "printk ring buffer structures larger "
+		    "than expected");
+	if (kvs_read(kd, prb, hdr, sizeof(hdr)) != 0)
+		return kerr_push(&kd->err, "reading the printk ring buffer at 0x%llx",
+		    (unsigned long long)prb);
+	dr = L.dr_off;
+	cbits = (unsigned)kfield_get(hdr + dr, sizeof(hdr) - dr, &L.count_bits);
+	descs = kfield_get(hdr + dr, sizeof(hdr) - dr, &L.descs);
+	infos = kfield_get(hdr + dr, sizeof(hdr) - dr, &L.infos);
+	head = kfield_get(hdr + dr, sizeof(hdr) - dr, &L.head_id);
+	tail = kfield_get(hdr + dr, sizeof(hdr) - dr, &L.tail_id);
+	sbits = (unsigned)kfield_get(hdr + L.tr_off, sizeof(hdr) - L.tr_off, &L.size_bits);
+	data = kfield_get(hdr + L.tr_off, sizeof(hdr) - L.tr_off, &L.data);
+	if (cbits > 24 || sbits > 31 || sbits < 4)
+		return kerr_set(&kd->err, KVS_E_DATA, "printk ring buffer of 2^%u records and "
+		    "2^%u bytes is implausible", cbits, sbits);
+	ndesc = 1ULL << cbits;
+	dsize = 1ULL << sbits;
+	text = malloc(dsize);
+	if (text == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for the log");
+	if (kvs_read(kd, data, text, dsize) != 0) {
+		free(text);
+		return kerr_push(&kd->err, "reading the printk text ring (%llu bytes at 0x%llx)",
+		    (unsigned long long)dsize, (unsigned long long)data);
+	}
+	for (id = tail & SV_ID_MASK, n = 0; n < ndesc && n < PRINTK_RECORDS_MAX;
+	    id = (id + 1) & SV_ID_MASK, n++) {
+		uint64_t idx = id & (ndesc - 1), sv, begin, next, off, size, ts;
+		unsigned st, tlen;
+		char line[64];
+		int ll;
+
+		if (kvs_read(kd, descs + idx * L.desc_size, d, L.desc_size) != 0 ||
+		    kvs_read(kd, infos + idx * L.info_size, info, L.info_size) != 0) {
+			free(text);
+			return kerr_push(&kd->err, "printk record %llu", (unsigned long long)id);
+		}
+		sv = kfield_get(d, sizeof(d), &L.sv);
+		st = (unsigned)(sv >> SV_SHIFT);
+		if ((sv & SV_ID_MASK) == id && (st == DESC_COMMITTED || st == DESC_FINALIZED)) {
+			begin = kfield_get(d, sizeof(d), &L.begin);
+			next = kfield_get(d, sizeof(d), &L.next);
+			tlen = (unsigned)kfield_get(info, sizeof(info), &L.text_len);
+			ts = kfield_get(info, sizeof(info), &L.ts);
+			size = 0;
+			off = 0;
+			if ((begin & 1) == 0) {
+				if (begin >> sbits == next >> sbits && next > begin) {
+					off = begin & (dsize - 1);
+					size = next - begin;
+				} else if ((begin + dsize) >> sbits == next >> sbits) {
+					off = 0;
+					size = next & (dsize - 1);
+				}
+			}
+			if (size >= 8 && off + size <= dsize) {
+				size -= 8;
+				if (tlen > size)
+					tlen = (unsigned)size;
+				ll = snprintf(line, sizeof(line), "[%5" PRIu64 ".%06" PRIu64 "] ",
+				    ts / UINT64_C(1000000000), ts % UINT64_C(1000000000) / 1000);
+				text_add(out, line, (size_t)ll);
+				text_add(out, text + off + 8, tlen);
+				text_add(out, "\n", 1);
+			}
+		}
+		if (id == (head & SV_ID_MASK))
+			break;
+	}
+	free(text);
+	if (out->oom)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for the log");
+	return 0;
+}
+
+static int
+lnx_msgbuf(kvs_t *kd, char **text, size_t *len)
+{
+	struct text t = { 0 };
+	uint64_t prb_sym, prb;
+
+	if (kvs_symbol(kd, "prb", &prb_sym, NULL) != 0)
+		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no printk ring buffer (prb) in this "
+		    "kernel: kernels before 5.10 keep log_buf, which is not read yet");
+	if (kread_u64(kd, prb_sym, &prb) != 0)
+		return kerr_push(&kd->err, "reading prb");
+	if (read_prb(kd, prb, &t) != 0) {
+		free(t.buf);
+		return -1;
+	}
+	if (t.buf == NULL && (t.buf = strdup("")) == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	*text = t.buf;
+	*len = t.len;
+	return 0;
+}
+
+/* --------------------------------------------------------------- info */
+
+static int
+lnx_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
+{
+	uint64_t addr, v;
+	char *log;
+	size_t len;
+
+	ki->os = "Linux";
+	if (kvs_symbol(kd, "linux_banner", &addr, NULL) == 0 &&
+	    kvs_read_string(kd, addr, kd->kinfo_version, sizeof(kd->kinfo_version), NULL) >= 0) {
+		kd->kinfo_version[strcspn(kd->kinfo_version, "\n")] = '\0';
+		ki->version = kd->kinfo_version;
+	}
+	if (kvs_symbol(kd, "__num_online_cpus", &addr, NULL) == 0 &&
+	    kread_uint(kd, addr, 4, &v) == 0 && v < 1000000)
+		ki->ncpus = (int)v;
+	if (kvs_symbol(kd, "nr_cpu_ids", &addr, NULL) == 0 &&
+	    kread_uint(kd, addr, 4, &v) == 0 && v >= 1 && v < 1000000)
+		ki->maxid = (int)v - 1;
+	/* Linux keeps no panic string: the log says it, last. */
+	if (lnx_msgbuf(kd, &log, &len) == 0) {
+		static const char key[] = "Kernel panic - not syncing: ";
+		const char *p = log, *last = NULL;
+		while ((p = strstr(p, key)) != NULL)
+			last = p++;
+		if (last != NULL) {
+			last += sizeof(key) - 1;
+			snprintf(kd->kinfo_panic, sizeof(kd->kinfo_panic), "%.*s",
+			    (int)strcspn(last, "\n"), last);
+			ki->panic = kd->kinfo_panic;
+		}
+		free(log);
+	}
+	kerr_clear(&kd->err);
+	return 0;
+}
+
+static void
+lnx_close(kvs_t *kd)
+{
+	struct linux_priv *lp = priv_of(kd);
+
+	if (lp != NULL)
+		free(lp->vmcoreinfo);
+	free(lp);
+	kd->os_priv = NULL;
+}
+
+const struct kvs_os_ops kvs_os_linux = {
+	.name = "Linux",
+	.probe = lnx_probe,
+	.xlat_setup = lnx_xlat_setup,
+	.verify = lnx_verify,
+	.kernel_info = lnx_kernel_info,
+	.msgbuf = lnx_msgbuf,
+	.close = lnx_close,
+};
