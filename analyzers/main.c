@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "profile", cmd_profile, "flat kernel profile and top call arcs (--top N)" },
 	{ "probes", cmd_probes, "DTrace profile-provider probes (--all: every provider)" },
 	{ "profil", cmd_profil, "processes with profil(2) enabled" },
+	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo (--format slabinfo|crash, --json)" },
 };
 
 static void

@@ -18,6 +18,7 @@
 #include "kvmstat.h"
 
 struct Elf;
+struct memory_type_list;
 
 struct kvs_os_ops {
 	const char *name;           /* "FreeBSD" */
@@ -45,6 +46,8 @@ struct kvs_os_ops {
 	 * bytes the placement needs.  0 or -1. */
 	int (*module_place)(kvs_t *kd, struct Elf *elf, uint64_t base, uint64_t *secaddr,
 	    size_t nsec, uint64_t *used);
+	/* memstat_kvm_all(): every allocator this kernel family has. */
+	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
 	/* Optional: free kd->os_priv. */
 	void (*close)(kvs_t *kd);
 };

@@ -22,4 +22,8 @@ kcpu_present(const struct kcpus *c, int cpu)
 	    (c->mask[cpu / 64] >> (cpu % 64) & 1);
 }
 
+struct memory_type_list;
+/* memstat_kvm_all() for FreeBSD kernels (uma.c). */
+KVS_HIDDEN int freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd);
+
 #endif

@@ -495,10 +495,11 @@ fail:
 	return -1;
 }
 
+/* FreeBSD's memstat_kvm_all(): malloc(9) types, then UMA zones. */
 int
-memstat_kvm_all(struct memory_type_list *list, void *kvm_handle)
+freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd)
 {
-	if (memstat_kvm_malloc(list, kvm_handle) != 0)
+	if (memstat_kvm_malloc(list, kd) != 0)
 		return -1;
-	return memstat_kvm_uma(list, kvm_handle);
+	return memstat_kvm_uma(list, kd);
 }

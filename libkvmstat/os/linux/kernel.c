@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "linux.h"
+#include "memstat.h"
 
 #define START_KERNEL_MAP 0xffffffff80000000ULL   /* __START_KERNEL_map */
 #define PAGE_OFFSET_DEFAULT 0xffff888000000000ULL /* without RANDOMIZE_MEMORY */
@@ -495,6 +496,12 @@ lnx_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
 	return 0;
 }
 
+static int
+linux_memstat_all(struct memory_type_list *list, kvs_t *kd)
+{
+	return memstat_kvm_slab(list, kd);
+}
+
 static void
 lnx_close(kvs_t *kd)
 {
@@ -514,4 +521,5 @@ const struct kvs_os_ops kvs_os_linux = {
 	.kernel_info = lnx_kernel_info,
 	.msgbuf = lnx_msgbuf,
 	.close = lnx_close,
+	.memstat_all = linux_memstat_all,
 };

@@ -1,0 +1,154 @@
+/*
+ * cmd_slab.c - `kvmstat slab`: a Linux kernel's SLUB caches.
+ *
+ *   --format slabinfo (default)  /proc/slabinfo 2.1, byte for byte the
+ *                                kernel's columns, caches in the kernel's
+ *                                list order (oldest first)
+ *   --format crash               crash's `kmem -s`: CACHE OBJSIZE ALLOCATED
+ *                                TOTAL SLABS SSIZE NAME
+ *   --json                       every figure of every cache
+ * ALLOCATED (and JSON "allocated") is the exact count of objects in use;
+ * slabinfo's active_objs also counts the free objects cached per CPU.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "memstat.h"
+
+static void
+print_error(kvs_t *kd, struct memory_type_list *l)
+{
+	int err = memstat_mtl_geterror(l);
+	const char *msg = err == MEMSTAT_ERROR_KVM || err == MEMSTAT_ERROR_VERSION ||
+	    err == MEMSTAT_ERROR_KVM_NOSYMBOL ? kvs_geterr(kd) : memstat_strerror(err);
+	char clean[4 * KVS_ERRBUF_SIZE];
+
+	fprintf(stderr, "kvmstat: slab: %s\n", sanitize(clean, sizeof(clean), msg,
+	    strlen(msg), false));
+}
+
+int
+cmd_slab(kvs_t *kd, const struct opts *o)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt, **rows = NULL;
+	size_t n = 0, i;
+	bool crash = false;
+	int rc = 0;
+
+	if (l == NULL)
+		return 1;
+	if (o->format != NULL) {
+		if (strcmp(o->format, "crash") == 0)
+			crash = true;
+		else if (strcmp(o->format, "slabinfo") != 0) {
+			fprintf(stderr, "kvmstat: slab: unknown --format '%s' (slabinfo, crash)\n",
+			    o->format);
+			memstat_mtl_free(l);
+			return 2;
+		}
+	}
+	if (memstat_kvm_slab(l, kd) < 0) {
+		print_error(kd, l);
+		memstat_mtl_free(l);
+		return 1;
+	}
+	{
+		const char *w;
+		unsigned nw = kvs_warnings(kd, &w);
+		char clean[4 * KVS_ERRBUF_SIZE];
+		if (nw > 0)
+			fprintf(stderr, "kvmstat: warning: %s%s\n", sanitize(clean, sizeof(clean),
+			    w, strlen(w), false), nw > 1 ? " (and more)" : "");
+	}
+	/* The list holds the newest entry first: the kernel's order is the
+	 * reverse. */
+	rows = malloc((memstat_mtl_count(l) + 1) * sizeof(*rows));
+	if (rows == NULL) {
+		memstat_mtl_free(l);
+		return 1;
+	}
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+		rows[n++] = mt;
+	for (i = 0; i < n / 2; i++) {
+		struct memory_type *t = rows[i];
+		rows[i] = rows[n - 1 - i];
+		rows[n - 1 - i] = t;
+	}
+	if (o->json) {
+		struct emitter e;
+		json_t *arr = json_array();
+		emit_init(&e, true, stdout);
+		for (i = 0; i < n; i++) {
+			char name[4 * MEMTYPE_MAXNAME], addr[24];
+			const char *nm = memstat_get_name(rows[i]);
+			json_t *r = json_object();
+			mt = rows[i];
+			snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
+			json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
+			    strlen(nm), false)));
+			json_object_set_new(r, "kaddr", json_string(addr));
+#define U(k, v) json_object_set_new(r, k, json_integer((json_int_t)(v)))
+			U("object_size", memstat_get_size(mt));
+			U("size", memstat_get_rsize(mt));
+			U("objects_per_slab", memstat_get_slab_objperslab(mt));
+			U("pages_per_slab", memstat_get_slab_pagesperslab(mt));
+			U("num_slabs", memstat_get_slab_numslabs(mt));
+			U("num_objs", memstat_get_slab_numobjs(mt));
+			U("active_objs", memstat_get_slab_active(mt));
+			U("allocated", memstat_get_count(mt));
+			U("free", memstat_get_free(mt));
+			U("bytes", memstat_get_bytes(mt));
+			U("cache_bytes", memstat_get_slab_numslabs(mt) *
+			    memstat_get_slab_pagesperslab(mt) * 4096);
+#undef U
+			json_object_set_new(r, "corrupt", json_boolean(memstat_get_slab_flags(mt) &
+			    MEMSTAT_SLAB_CORRUPT));
+			if (o->percpu) {
+				json_t *pc = json_array();
+				unsigned c, nc = memstat_get_maxcpus(mt);
+				for (c = 0; c < nc; c++)
+					json_array_append_new(pc, json_integer((json_int_t)
+					    memstat_get_percpu_free(mt, (int)c)));
+				json_object_set_new(r, "percpu_free", pc);
+			}
+			json_array_append_new(arr, r);
+		}
+		json_object_set_new(emit_json_root(&e), "caches", arr);
+		rc = emit_finish(&e);
+	} else if (crash) {
+		printf("CACHE             OBJSIZE  ALLOCATED     TOTAL  SLABS  SSIZE  NAME\n");
+		for (i = 0; i < n; i++) {
+			char name[4 * MEMTYPE_MAXNAME];
+			const char *nm = memstat_get_name(rows[i]);
+			mt = rows[i];
+			printf("%016" PRIx64 " %7" PRIu64 " %10" PRIu64 " %9" PRIu64 " %6" PRIu64
+			    " %5" PRIu64 "k  %s\n", memstat_get_kaddr(mt), memstat_get_size(mt),
+			    memstat_get_count(mt), memstat_get_slab_numobjs(mt),
+			    memstat_get_slab_numslabs(mt), memstat_get_slab_pagesperslab(mt) * 4,
+			    sanitize(name, sizeof(name), nm, strlen(nm), false));
+		}
+	} else {
+		printf("slabinfo - version: 2.1\n");
+		printf("# name            <active_objs> <num_objs> <objsize> <objperslab> "
+		    "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata "
+		    "<active_slabs> <num_slabs> <sharedavail>\n");
+		for (i = 0; i < n; i++) {
+			char name[4 * MEMTYPE_MAXNAME];
+			const char *nm = memstat_get_name(rows[i]);
+			mt = rows[i];
+			printf("%-17s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %4" PRIu64
+			    " : tunables %4u %4u %4u : slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
+			    sanitize(name, sizeof(name), nm, strlen(nm), false),
+			    memstat_get_slab_active(mt), memstat_get_slab_numobjs(mt),
+			    memstat_get_rsize(mt), memstat_get_slab_objperslab(mt),
+			    memstat_get_slab_pagesperslab(mt), 0u, 0u, 0u,
+			    memstat_get_slab_numslabs(mt), memstat_get_slab_numslabs(mt), 0u);
+		}
+	}
+	free(rows);
+	memstat_mtl_free(l);
+	return rc;
+}

@@ -1,0 +1,565 @@
+/*
+ * slub.c - Linux SLUB caches (slab_caches) into the memory_type_list, as
+ * ALLOCATOR_SLAB entries (an extension of libmemstat, see memstat.h).
+ *
+ * What is counted, per cache:
+ *   num_slabs, num_objs  sums of the node counters nr_slabs / total_objects
+ *                        (CONFIG_SLUB_DEBUG; every slab, per-CPU ones too);
+ *   active_objs          /proc/slabinfo's figure: num_objs minus the free
+ *                        objects of the node partial lists;
+ *   allocated (count)    the objects really in use: also minus the free
+ *                        objects held per CPU - on the CPU slab (its lockless
+ *                        freelist, plus what other CPUs freed back to it:
+ *                        objects - inuse) and on the CPU partial list.
+ * The per-CPU free count of each CPU goes to the entry's per-CPU "free"
+ * slot, as UMA's per-CPU caches do.
+ *
+ * Freelist pointers may be hardened (CONFIG_SLAB_FREELIST_HARDENED, seen as
+ * kmem_cache.random): stored = next ^ random ^ swab(address of the stored
+ * pointer) since 5.7, without the swab before.  Every decoded pointer must
+ * land on an object slot of the slab being walked; the first pointer of the
+ * first non-empty freelist picks the variant.  A freelist that leaves its
+ * slab, or is longer than the slab holds objects, marks the row corrupt
+ * (memstat_get_slab_flags) and is not followed further.
+ *
+ * Layouts come from the types: struct slab (5.17+) or struct page (before),
+ * kmem_cache_cpu.slab or .page, slab_list or lru, by member presence.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux.h"
+#include "memstat_internal.h"
+
+#define CACHES_MAX 100000
+#define PARTIAL_MAX 10000000ULL
+#define CPU_PARTIAL_MAX 100000
+#define CPUS_MAX 8192
+#define NODES_MAX 1024
+#define CACHE_BUF 16384
+#define START_KERNEL_MAP 0xffffffff80000000ULL
+
+struct slayout {
+	/* struct kmem_cache */
+	uint64_t list_off, node_off, node_count, need;
+	struct kfield name, next, size, object_size, offset, oo, random, cpu_slab, red_left_pad;
+	/* struct kmem_cache_node */
+	uint64_t partial_off, node_need;
+	struct kfield nr_partial, partial_next, nr_slabs, total_objects;
+	/* struct slab, or struct page before 5.17 */
+	const char *slab_type;
+	uint64_t slab_list_off, slab_need, page_size_bytes;
+	struct kfield s_inuse, s_objects, s_next;
+	/* struct kmem_cache_cpu */
+	uint64_t cpu_need;
+	struct kfield c_freelist, c_slab, c_partial;
+};
+
+struct scpus {
+	unsigned n;                    /* nr_cpu_ids */
+	uint64_t offset[CPUS_MAX];     /* __per_cpu_offset; 0 with bit clear */
+	uint8_t present[CPUS_MAX];
+};
+
+/* Address translation of slab descriptors to their memory. */
+struct smem {
+	uint64_t vmemmap, page_offset;
+	bool known;
+	int swab;                      /* -1: not yet known; 0 / 1 */
+};
+
+static uint64_t
+need_of(const struct kfield *f, uint64_t have)
+{
+	uint64_t end = f->present ? f->off + (f->size > 8 ? 8 : f->size) + 1 : 0;
+	return end > have ? end : have;
+}
+
+static int
+resolve(kvs_t *kd, struct slayout *L)
+{
+	struct kfield list, node, partial, lst;
+	struct kvs_typeinfo ti;
+	const char *K = "struct kmem_cache", *N = "struct kmem_cache_node",
+	    *C = "struct kmem_cache_cpu";
+	int has;
+
+	memset(L, 0, sizeof(*L));
+	if (kfield(kd, K, "list", &list, true) != 0 ||
+	    kfield(kd, K, "list.next", &L->next, true) != 0 ||
+	    kfield(kd, K, "name", &L->name, true) != 0 ||
+	    kfield(kd, K, "size", &L->size, true) != 0 ||
+	    kfield(kd, K, "object_size", &L->object_size, true) != 0 ||
+	    kfield(kd, K, "offset", &L->offset, true) != 0 ||
+	    kfield(kd, K, "oo", &L->oo, true) != 0 ||
+	    kfield(kd, K, "cpu_slab", &L->cpu_slab, true) != 0 ||
+	    kfield(kd, K, "node", &node, true) != 0 ||
+	    kfield(kd, K, "random", &L->random, false) != 0 ||
+	    kfield(kd, K, "red_left_pad", &L->red_left_pad, false) != 0)
+		return kerr_push(&kd->err, "SLUB layout");
+	if (node.kind != KVS_KIND_ARRAY || node.elem_size != 8 || node.count == 0)
+		return kerr_set(&kd->err, KVS_E_VERSION, "kmem_cache.node is not an array of "
+		    "pointers (a SLAB, SLOB or newer per-node layout?)");
+	L->list_off = list.off;
+	L->node_off = node.off;
+	L->node_count = node.count > NODES_MAX ? NODES_MAX : node.count;
+	L->need = L->node_off;
+	L->need = need_of(&L->name, L->need);
+	L->need = need_of(&L->random, L->need);
+	L->need = need_of(&L->cpu_slab, L->need);
+	L->need = need_of(&L->red_left_pad, L->need);
+
+	if (kfield(kd, N, "nr_partial", &L->nr_partial, true) != 0 ||
+	    kfield(kd, N, "partial", &partial, true) != 0 ||
+	    kfield(kd, N, "partial.next", &L->partial_next, true) != 0)
+		return kerr_push(&kd->err, "SLUB node layout");
+	if (kfield(kd, N, "nr_slabs", &L->nr_slabs, false) != 0 ||
+	    kfield(kd, N, "total_objects", &L->total_objects, false) != 0)
+		return -1;
+	if (!L->nr_slabs.present || !L->total_objects.present)
+		return kerr_set(&kd->err, KVS_E_VERSION, "kmem_cache_node has no nr_slabs / "
+		    "total_objects: the kernel was built without CONFIG_SLUB_DEBUG");
+	L->partial_off = partial.off;
+	if (kvs_type(kd, N, &ti) != 0)
+		return -1;
+	L->node_need = ti.size;
+
+	/* The slab descriptor: struct slab since 5.17, struct page before. */
+	has = kvs_has_member(kd, "struct slab", "slab_cache");
+	if (has < 0)
+		kerr_clear(&kd->err);
+	L->slab_type = has == 1 ? "struct slab" : "struct page";
+	if (kfield(kd, L->slab_type, "inuse", &L->s_inuse, true) != 0 ||
+	    kfield(kd, L->slab_type, "objects", &L->s_objects, true) != 0 ||
+	    kfield(kd, L->slab_type, "next", &L->s_next, false) != 0)
+		return kerr_push(&kd->err, "SLUB slab layout");
+	if (kfield(kd, L->slab_type, "slab_list", &lst, false) != 0)
+		return -1;
+	if (!lst.present && kfield(kd, L->slab_type, "lru", &lst, true) != 0)
+		return kerr_push(&kd->err, "SLUB slab list layout");
+	L->slab_list_off = lst.off;
+	if (kvs_type(kd, L->slab_type, &ti) != 0)
+		return -1;
+	L->slab_need = ti.size;
+	if (kvs_type(kd, "struct page", &ti) != 0)
+		return -1;
+	L->page_size_bytes = ti.size;
+
+	if (kfield(kd, C, "freelist", &L->c_freelist, true) != 0 ||
+	    kfield(kd, C, "partial", &L->c_partial, false) != 0)
+		return kerr_push(&kd->err, "SLUB per-CPU layout");
+	if (kfield(kd, C, "slab", &L->c_slab, false) != 0)
+		return -1;
+	if (!L->c_slab.present && kfield(kd, C, "page", &L->c_slab, true) != 0)
+		return kerr_push(&kd->err, "SLUB per-CPU layout");
+	if (kvs_type(kd, C, &ti) != 0)
+		return -1;
+	L->cpu_need = ti.size;
+	if (L->cpu_need > 256 || L->slab_need > 256 || L->node_need > 512)
+		return kerr_set(&kd->err, KVS_E_DATA, "SLUB structures larger than expected "
+		    "(cpu %llu, slab %llu, node %llu bytes)", (unsigned long long)L->cpu_need,
+		    (unsigned long long)L->slab_need, (unsigned long long)L->node_need);
+	return 0;
+}
+
+/* Possible CPUs and their per-CPU area offsets. */
+static int
+read_cpus(kvs_t *kd, struct scpus *c)
+{
+	uint64_t addr, mask_addr, v;
+	unsigned i;
+
+	memset(c, 0, sizeof(*c));
+	if (kvs_symbol(kd, "nr_cpu_ids", &addr, NULL) != 0 || kread_uint(kd, addr, 4, &v) != 0)
+		return kerr_push(&kd->err, "CPU count");
+	if (v == 0 || v > CPUS_MAX)
+		return kerr_set(&kd->err, KVS_E_DATA, "nr_cpu_ids %llu out of range",
+		    (unsigned long long)v);
+	c->n = (unsigned)v;
+	if (kvs_symbol(kd, "__per_cpu_offset", &addr, NULL) != 0 ||
+	    kvs_read(kd, addr, c->offset, c->n * sizeof(uint64_t)) != 0)
+		return kerr_push(&kd->err, "per-CPU offsets");
+	if (kvs_symbol(kd, "__cpu_possible_mask", &mask_addr, NULL) != 0) {
+		kerr_clear(&kd->err);
+		memset(c->present, 1, c->n);
+	} else {
+		uint64_t words[CPUS_MAX / 64];
+		if (kvs_read(kd, mask_addr, words, (c->n + 63) / 64 * 8) != 0)
+			return kerr_push(&kd->err, "possible CPUs");
+		for (i = 0; i < c->n; i++)
+			c->present[i] = (le64toh(words[i / 64]) >> (i % 64)) & 1;
+	}
+	for (i = 0; i < c->n; i++)
+		c->offset[i] = le64toh(c->offset[i]);
+	return 0;
+}
+
+static void
+read_mem_layout(kvs_t *kd, struct smem *m)
+{
+	uint64_t a;
+
+	memset(m, 0, sizeof(*m));
+	m->swab = -1;
+	if (kvs_symbol(kd, "vmemmap_base", &a, NULL) == 0 && kread_u64(kd, a, &m->vmemmap) == 0 &&
+	    kvs_symbol(kd, "page_offset_base", &a, NULL) == 0 &&
+	    kread_u64(kd, a, &m->page_offset) == 0)
+		m->known = true;
+	kerr_clear(&kd->err);
+}
+
+struct cache {
+	uint64_t addr, size, object_size, offset, random, red_left_pad;
+	unsigned objects_per_slab, order;
+};
+
+static uint64_t
+swab64(uint64_t x)
+{
+	return __builtin_bswap64(x);
+}
+
+/*
+ * Length of a freelist starting at `head` on the slab whose descriptor is at
+ * `slab`.  -1 (row marked) when it leaves the slab or runs too long.
+ */
+static int64_t
+freelist_len(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache *ca,
+    uint64_t slab, uint64_t head, bool *corrupt)
+{
+	uint64_t base = 0, span = 0, p = head;
+	int64_t n = 0;
+
+	(void)L;
+	if (m->known && slab >= m->vmemmap) {
+		base = m->page_offset + (slab - m->vmemmap) / L->page_size_bytes * 4096;
+		span = 4096ULL << ca->order;
+	}
+	while (p != 0) {
+		uint64_t stored, next[2];
+		int v;
+
+		if (span != 0 && (p - base >= span ||
+		    (p - base - ca->red_left_pad) % ca->size != 0)) {
+			*corrupt = true;
+			return -1;
+		}
+		if (++n > ca->objects_per_slab) {
+			*corrupt = true;
+			return -1;
+		}
+		if (kread_u64(kd, p + ca->offset, &stored) != 0)
+			return -2;
+		if (!L->random.present) {
+			p = stored;
+			continue;
+		}
+		next[0] = stored ^ ca->random ^ (p + ca->offset);
+		next[1] = stored ^ ca->random ^ swab64(p + ca->offset);
+		if (m->swab < 0) {
+			/* The variant whose pointer stays on the slab. */
+			for (v = 1; v >= 0; v--)
+				if (next[v] == 0 || (span != 0 && next[v] - base < span))
+					break;
+			if (v < 0)
+				v = 1;
+			m->swab = v;
+		}
+		p = next[m->swab];
+	}
+	return n;
+}
+
+/* objects - inuse of the slab descriptor at `slab`. */
+static int
+slab_free(kvs_t *kd, const struct slayout *L, uint64_t slab, uint64_t *free_objs,
+    uint64_t *next_partial)
+{
+	uint8_t b[256];
+	uint64_t objects, inuse;
+
+	if (kvs_read(kd, slab, b, L->slab_need) != 0)
+		return kerr_push(&kd->err, "slab at 0x%llx", (unsigned long long)slab);
+	objects = kfield_get(b, sizeof(b), &L->s_objects);
+	inuse = kfield_get(b, sizeof(b), &L->s_inuse);
+	*free_objs = inuse <= objects ? objects - inuse : 0;
+	if (next_partial != NULL)
+		*next_partial = kfield_get(b, sizeof(b), &L->s_next);
+	return 0;
+}
+
+struct counts {
+	uint64_t num_slabs, num_objs, node_free, cpu_free;
+	bool corrupt;
+};
+
+static int
+read_nodes(kvs_t *kd, const struct slayout *L, const uint8_t *cb, unsigned nr_nodes,
+    struct counts *k)
+{
+	unsigned i;
+
+	for (i = 0; i < nr_nodes && i < L->node_count; i++) {
+		uint64_t na, head, p, nr_partial, seen = 0;
+		uint8_t nb[512];
+		struct kwalk w;
+
+		memcpy(&na, cb + L->node_off + 8ULL * i, 8);
+		na = le64toh(na);
+		if (na == 0)
+			continue;
+		if (kvs_read(kd, na, nb, L->node_need) != 0)
+			return kerr_push(&kd->err, "node %u at 0x%llx", i, (unsigned long long)na);
+		k->num_slabs += kfield_get(nb, sizeof(nb), &L->nr_slabs);
+		k->num_objs += kfield_get(nb, sizeof(nb), &L->total_objects);
+		nr_partial = kfield_get(nb, sizeof(nb), &L->nr_partial);
+		head = na + L->partial_off;
+		kwalk_init(&w, nr_partial + 1 < PARTIAL_MAX ? nr_partial + 1 : PARTIAL_MAX);
+		for (p = kfield_get(nb, sizeof(nb), &L->partial_next); p != head && p != 0; ) {
+			uint64_t slab = p - L->slab_list_off, f;
+			if (kwalk_step(kd, &w, p, "node partial") != 0)
+				return -1;
+			if (slab_free(kd, L, slab, &f, NULL) != 0 ||
+			    kread_u64(kd, p, &p) != 0)
+				return kerr_push(&kd->err, "node %u partial list", i);
+			k->node_free += f;
+			seen++;
+		}
+		if (seen != nr_partial)
+			kvs_warn(kd, "node %u: nr_partial says %llu slabs, the list holds %llu",
+			    i, (unsigned long long)nr_partial, (unsigned long long)seen);
+	}
+	return 0;
+}
+
+static int
+read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache *ca,
+    uint64_t c_addr, struct counts *k, uint64_t *cpu_free)
+{
+	uint8_t cb[256];
+	uint64_t slab, freelist, partial, f;
+	int64_t n;
+	unsigned np = 0;
+
+	*cpu_free = 0;
+	if (kvs_read(kd, c_addr, cb, L->cpu_need) != 0)
+		return kerr_push(&kd->err, "per-CPU cache at 0x%llx", (unsigned long long)c_addr);
+	freelist = kfield_get(cb, sizeof(cb), &L->c_freelist);
+	slab = kfield_get(cb, sizeof(cb), &L->c_slab);
+	partial = kfield_get(cb, sizeof(cb), &L->c_partial);
+	if (slab != 0) {
+		if (slab_free(kd, L, slab, &f, NULL) != 0)
+			return -1;
+		*cpu_free += f;
+		n = freelist_len(kd, L, m, ca, slab, freelist, &k->corrupt);
+		if (n == -2)
+			return kerr_push(&kd->err, "per-CPU freelist");
+		if (n > 0)
+			*cpu_free += (uint64_t)n;
+	}
+	while (partial != 0) {
+		uint64_t next;
+		if (++np > CPU_PARTIAL_MAX) {
+			k->corrupt = true;
+			break;
+		}
+		if (slab_free(kd, L, partial, &f, &next) != 0)
+			return kerr_push(&kd->err, "per-CPU partial list");
+		*cpu_free += f;
+		partial = next;
+	}
+	k->cpu_free += *cpu_free;
+	return 0;
+}
+
+static int
+fail(struct memory_type_list *list, int err)
+{
+	mtl_refresh_abort(list, ALLOCATOR_SLAB, err);
+	return -1;
+}
+
+int
+memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
+{
+	kvs_t *kd = kvm_handle;
+	struct slayout L;
+	struct scpus *cpus;
+	struct smem mem;
+	struct kwalk w;
+	uint64_t head, p, v;
+	unsigned nr_nodes = 1;
+	uint8_t *cb;
+	int rc = -1;
+
+	kerr_clear(&kd->err);
+	kd->nwarn = 0;
+	kvs_tlb_flush(kd);
+	if (resolve(kd, &L) != 0) {
+		list->mtl_error = kvs_errstatus(kd) == KVS_E_VERSION ? MEMSTAT_ERROR_VERSION :
+		    MEMSTAT_ERROR_KVM;
+		return -1;
+	}
+	if (kvs_symbol(kd, "slab_caches", &head, NULL) != 0) {
+		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
+		return -1;
+	}
+	if (kvs_symbol(kd, "nr_node_ids", &p, NULL) == 0 && kread_uint(kd, p, 4, &v) == 0 &&
+	    v >= 1 && v <= L.node_count)
+		nr_nodes = (unsigned)v;
+	kerr_clear(&kd->err);
+	if (L.need < L.node_off + 8ULL * nr_nodes)
+		L.need = L.node_off + 8ULL * nr_nodes;
+	cpus = malloc(sizeof(*cpus));
+	cb = malloc(CACHE_BUF);
+	if (cpus == NULL || cb == NULL || L.need > CACHE_BUF) {
+		free(cpus);
+		free(cb);
+		list->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+		return -1;
+	}
+	if (read_cpus(kd, cpus) != 0) {
+		list->mtl_error = MEMSTAT_ERROR_KVM;
+		goto out;
+	}
+	read_mem_layout(kd, &mem);
+	if (mtl_refresh_begin(list, ALLOCATOR_SLAB, cpus->n) != 0)
+		goto out;
+	if (kread_u64(kd, head, &p) != 0) {
+		fail(list, MEMSTAT_ERROR_KVM);
+		goto out;
+	}
+	kwalk_init(&w, CACHES_MAX);
+	for (; p != head; ) {
+		uint64_t addr = p - L.list_off, namep, oo;
+		struct memory_type *mt;
+		struct counts k;
+		struct cache ca;
+		unsigned c;
+		int is_new;
+
+		if (p == 0 || kwalk_step(kd, &w, p, "slab_caches") != 0) {
+			if (p == 0)
+				kerr_set(&kd->err, KVS_E_DATA, "slab_caches list ends in NULL");
+			fail(list, MEMSTAT_ERROR_KVM);
+			goto out;
+		}
+		if (kvs_read(kd, addr, cb, L.need) != 0) {
+			kerr_push(&kd->err, "kmem_cache at 0x%llx", (unsigned long long)addr);
+			fail(list, MEMSTAT_ERROR_KVM);
+			goto out;
+		}
+		memset(&ca, 0, sizeof(ca));
+		ca.addr = addr;
+		ca.size = kfield_get(cb, L.need, &L.size);
+		ca.object_size = kfield_get(cb, L.need, &L.object_size);
+		ca.offset = kfield_get(cb, L.need, &L.offset);
+		ca.random = kfield_get(cb, L.need, &L.random);
+		ca.red_left_pad = kfield_get(cb, L.need, &L.red_left_pad);
+		oo = kfield_get(cb, L.need, &L.oo);
+		ca.objects_per_slab = (unsigned)(oo & 0xffff);
+		ca.order = (unsigned)(oo >> 16);
+		if (ca.size == 0 || ca.order > 20) {
+			kvs_warn(kd, "kmem_cache at 0x%llx: size %llu, order %u; skipped",
+			    (unsigned long long)addr, (unsigned long long)ca.size, ca.order);
+			p = kfield_get(cb, L.need, &L.next);
+			continue;
+		}
+		mt = mtl_upsert(list, ALLOCATOR_SLAB, addr, &is_new);
+		if (mt == NULL) {
+			fail(list, MEMSTAT_ERROR_NOMEMORY);
+			goto out;
+		}
+		namep = kfield_get(cb, L.need, &L.name);
+		if (is_new || mt->mt_namekey != namep) {
+			char name[MEMTYPE_MAXNAME];
+			if (kvs_read_string(kd, namep, name, sizeof(name), NULL) < 0) {
+				kerr_push(&kd->err, "name of kmem_cache at 0x%llx",
+				    (unsigned long long)addr);
+				fail(list, MEMSTAT_ERROR_KVM);
+				goto out;
+			}
+			mtl_set_name(mt, name, namep);
+		}
+		memset(&k, 0, sizeof(k));
+		if (read_nodes(kd, &L, cb, nr_nodes, &k) != 0) {
+			kerr_push(&kd->err, "kmem_cache \"%s\"", mt->mt_name);
+			fail(list, MEMSTAT_ERROR_KVM);
+			goto out;
+		}
+		for (c = 0; c < cpus->n; c++) {
+			uint64_t cf;
+			if (!cpus->present[c])
+				continue;
+			if (read_cpu(kd, &L, &mem, &ca, kfield_get(cb, L.need, &L.cpu_slab) +
+			    cpus->offset[c], &k, &cf) != 0) {
+				kerr_push(&kd->err, "kmem_cache \"%s\" CPU %u", mt->mt_name, c);
+				fail(list, MEMSTAT_ERROR_KVM);
+				goto out;
+			}
+			if (mt->mt_percpu_valid)
+				mt->mt_percpu_cache[c].mtp_free = cf;
+		}
+		mt->mt_size = ca.object_size;
+		mt->mt_rsize = ca.size;
+		mt->mt_slab_objperslab = ca.objects_per_slab;
+		mt->mt_slab_pagesperslab = 1ULL << ca.order;
+		mt->mt_slab_numslabs = k.num_slabs;
+		mt->mt_slab_numobjs = k.num_objs;
+		mt->mt_slab_active = k.node_free <= k.num_objs ? k.num_objs - k.node_free : 0;
+		mt->mt_count = k.node_free + k.cpu_free <= k.num_objs ?
+		    k.num_objs - k.node_free - k.cpu_free : 0;
+		mt->mt_free = k.num_objs - mt->mt_count;
+		mt->mt_bytes = mt->mt_count * ca.object_size;
+		mt->mt_slab_flags = k.corrupt ? MEMSTAT_SLAB_CORRUPT : 0;
+		if (k.corrupt)
+			kvs_warn(kd, "kmem_cache \"%s\" at 0x%llx: a freelist leaves its slab or "
+			    "loops; its free count is a lower bound", mt->mt_name,
+			    (unsigned long long)addr);
+		p = kfield_get(cb, L.need, &L.next);
+	}
+	mtl_refresh_commit(list, ALLOCATOR_SLAB);
+	rc = 0;
+out:
+	free(cpus);
+	free(cb);
+	return rc;
+}
+
+uint64_t
+memstat_get_slab_objperslab(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_objperslab;
+}
+
+uint64_t
+memstat_get_slab_pagesperslab(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_pagesperslab;
+}
+
+uint64_t
+memstat_get_slab_numslabs(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_numslabs;
+}
+
+uint64_t
+memstat_get_slab_numobjs(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_numobjs;
+}
+
+uint64_t
+memstat_get_slab_active(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_active;
+}
+
+uint64_t
+memstat_get_slab_flags(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_flags;
+}
