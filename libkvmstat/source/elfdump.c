@@ -215,6 +215,13 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			k = sort_unique(d->vsegs, d->nvsegs, &bad);
 			d->nvsegs = k;
 			what = "virtual";
+			/* With physical memory the page tables are authoritative
+			 * and the virtual index is not used: QEMU's paging dumps
+			 * may map one odd address twice (seen under KASLR). */
+			if (bad != NULL && d->nsegs > 0) {
+				bad = NULL;
+				d->nvsegs = 0;
+			}
 		}
 		if (bad != NULL) {
 			const struct seg *next = what[0] == 'p' ? &d->segs[k] : &d->vsegs[k];
