@@ -124,7 +124,7 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			char name[4 * MEMTYPE_MAXNAME];
 			const char *nm = memstat_get_name(rows[i]);
 			mt = rows[i];
-			printf("%016" PRIx64 " %7" PRIu64 " %10" PRIu64 " %9" PRIu64 " %6" PRIu64
+			printf("%016" PRIx64 " %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %6" PRIu64
 			    " %5" PRIu64 "k  %s\n", memstat_get_kaddr(mt), memstat_get_size(mt),
 			    memstat_get_count(mt), memstat_get_slab_numobjs(mt),
 			    memstat_get_slab_numslabs(mt), memstat_get_slab_pagesperslab(mt) * 4,
