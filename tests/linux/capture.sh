@@ -1,0 +1,317 @@
+#!/bin/bash
+# tests/linux/capture.sh: boot Debian's kernel under QEMU/TCG with a tiny
+# initramfs, let it make slab activity and record its own ground truth, then
+# stop it and take QEMU dumps in every format the peers read.
+#
+#   capture.sh OUTDIR [--kaslr] [--live] [--keep-running | --live-hook CMD]
+#              [--timeout SEC] [--force]
+#
+#   --kaslr         boot without nokaslr (KASLR + randomized page_offset_base)
+#   --live          guest RAM is a memory-backend-file (share=on) in /dev/shm;
+#                   after the stop it is copied to OUTDIR/mem.ram (= the dumps)
+#   --live-hook CMD (with --live) run CMD while the guest is running, after
+#                   READY and before the stop. Env: KVS_LIVE_RAM (the RAM file,
+#                   file offset = guest physical address), KVS_QMP (QMP socket),
+#                   KVS_OUTDIR, KVS_VMLINUX, KVS_SERIAL. A failing hook fails the capture.
+#   --keep-running  (with --live) print the RAM file and QMP socket, write
+#                   OUTDIR/live.env, and wait (at most 1 h) until
+#                   OUTDIR/live.continue exists; then stop and dump as usual.
+#   --timeout SEC   per boot attempt, until READY (default 900). A boot that
+#                   misses it is killed and retried once.
+#   --force         ignore a cached capture.
+#
+# Outputs in OUTDIR: vmcore.elf (paging=false), vmcore.elf-paging,
+# vmcore.kdump-zlib.flat (QEMU's flattened output), vmcore.kdump-zlib (-R),
+# vmcore.kdump-zlib.uts (header utsname filled), vmcore.mdf-d31 (makedumpfile
+# -c -d 31, driven by the VMCOREINFO note like distro kdump; -x vmlinux gives
+# byte-identical output 18x slower), vmcore.mdf-lzo (-l -d 31, zstd is not built into Debian's
+# makedumpfile), [mem.ram], gt/ (guest ground truth), slabinfo.final,
+# serial.log, timings.txt, capture.stamp. Needs root only for mknod and
+# nothing else; run tests/linux/setup.sh first.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SCRIPT_VERSION=3
+
+OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=900; FORCE=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kaslr) KASLR=1 ;;
+	--live) LIVE=1 ;;
+	--keep-running) KEEP=1 ;;
+	--live-hook) HOOK=$2; shift ;;
+	--timeout) TIMEOUT=$2; shift ;;
+	--force) FORCE=1 ;;
+	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+	-*) die "capture: unknown option $1" ;;
+	*) [ -z "$OUTDIR" ] || die "capture: one OUTDIR only"; OUTDIR=$1 ;;
+	esac
+	shift
+done
+[ -n "$OUTDIR" ] || die "usage: capture.sh OUTDIR [--kaslr] [--live] [--keep-running|--live-hook CMD] [--timeout SEC] [--force]"
+{ [ $KEEP = 1 ] || [ -n "$HOOK" ]; } && [ $LIVE = 0 ] && die "capture: --keep-running/--live-hook need --live"
+
+STEP=setup
+SERIAL=
+QEMU_PID=
+WORK=
+SHM_RAM=
+fail() {
+	printf '[%s] FAILED at step "%s": %s\n' "$(date +%H:%M:%S)" "$STEP" "$*" >&2
+	if [ -n "$SERIAL" ] && [ -s "$SERIAL" ]; then
+		echo "---- serial log tail ($SERIAL) ----" >&2
+		tail -n 40 "$SERIAL" | tr -d '\r' >&2
+		echo "----" >&2
+	fi
+	exit 1
+}
+cleanup() {
+	if [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill "$QEMU_PID" 2>/dev/null || true
+		sleep 0.5
+		kill -9 "$QEMU_PID" 2>/dev/null || true
+	fi
+	[ -n "$SHM_RAM" ] && rm -f "$SHM_RAM"
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	return 0
+}
+trap cleanup EXIT
+trap 'fail "interrupted"' INT TERM
+
+# --- kernel and debug info ------------------------------------------------
+[ -f "$KVS_LINUX_CACHE/setup.env" ] || fail "no $KVS_LINUX_CACHE/setup.env: run tests/linux/setup.sh first"
+KVER=; VMLINUZ=; VMLINUX=; KBUILD=
+. "$KVS_LINUX_CACHE/setup.env"
+cur=$(kvs_kver) || fail "cannot tell the installed kernel"
+[ "$cur" = "$KVER" ] || fail "setup.env is for $KVER but linux-image-amd64 now wants $cur: rerun setup.sh"
+kvs_paths "$KVER"
+for f in "$VMLINUZ" "$VMLINUX" "$SYSTEM_MAP"; do [ -s "$f" ] || fail "$f missing: run setup.sh"; done
+for t in qemu-system-x86_64 makedumpfile busybox cpio gzip python3; do
+	command -v $t >/dev/null || [ -x /bin/$t ] || fail "$t not installed: run setup.sh"
+done
+BUSYBOX=$(command -v busybox || echo /bin/busybox)
+file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' || [ ! -x /usr/bin/file ] ||
+	fail "$BUSYBOX is not static (install busybox-static)"
+
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+STAMP="$OUTDIR/capture.stamp"
+stamp_text() {
+	printf 'script_version=%s\nkbuild=%s\nkaslr=%s\nlive=%s\n' "$SCRIPT_VERSION" "$KBUILD" "$KASLR" "$LIVE"
+}
+OUTPUTS=(vmcore.elf vmcore.elf-paging vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts
+	vmcore.mdf-d31 vmcore.mdf-lzo slabinfo.final serial.log timings.txt gt/slabinfo gt/vmcoreinfo)
+[ $LIVE = 1 ] && OUTPUTS+=(mem.ram)
+
+if [ $FORCE = 0 ] && [ -f "$STAMP" ] && [ "$(head -n 4 "$STAMP")" = "$(stamp_text)" ]; then
+	ok=1
+	for f in "${OUTPUTS[@]}"; do [ -s "$OUTDIR/$f" ] || ok=0; done
+	if [ $ok = 1 ]; then
+		log "capture: reusing $OUTDIR (same kernel build and script version $SCRIPT_VERSION)"
+		exit 0
+	fi
+fi
+rm -f "$STAMP"
+
+TIMINGS="$OUTDIR/timings.txt"
+: >"$TIMINGS"
+timing() { printf '%-28s %8s s\n' "$1" "$2" >>"$TIMINGS"; log "capture: $1 took $2 s"; }
+T_ALL=$(now)
+WORK=$(mktemp -d /tmp/kvs-capture.XXXXXX)
+
+# --- initramfs ------------------------------------------------------------
+STEP=initramfs
+t0=$(now)
+IR=$WORK/initramfs
+mkdir -p "$IR"/{bin,dev,proc,sys,tmp,lib/modules}
+cp "$BUSYBOX" "$IR/bin/busybox"
+ln -s busybox "$IR/bin/sh"
+cp "$KVS_LINUX_DIR/guest-init.sh" "$IR/init"
+chmod 755 "$IR/init"
+mknod -m 600 "$IR/dev/console" c 5 1 2>/dev/null || true   # the kernel's builtin cpio has one too
+MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk qemu_fw_cfg)
+for m in "${MODULES[@]}"; do
+	p=$(modinfo -k "$KVER" -n "$m" 2>/dev/null) || fail "module $m not found for $KVER"
+	case "$p" in
+	*.ko) cp "$p" "$IR/lib/modules/$m.ko" ;;
+	*.ko.xz) xz -dc "$p" >"$IR/lib/modules/$m.ko" ;;
+	*.ko.zst) zstd -qdc "$p" >"$IR/lib/modules/$m.ko" ;;
+	*) fail "module $m: unexpected path $p" ;;
+	esac
+done
+(cd "$IR" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9) >"$OUTDIR/initramfs.cpio.gz" ||
+	fail "building the initramfs"
+timing initramfs "$(elapsed "$t0")"
+
+# --- boot -----------------------------------------------------------------
+QMP=$WORK/qmp.sock
+SERIAL=$OUTDIR/serial.log
+APPEND="console=ttyS0 profile=2 quiet panic=-1"
+[ $KASLR = 0 ] && APPEND="$APPEND nokaslr"
+[ $LIVE = 1 ] && APPEND="$APPEND lc_live=1"
+qmp() { python3 "$KVS_LINUX_DIR/qmp.py" "$QMP" "$@"; }
+
+boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
+	local attempt=$1 t0 ready=0
+	rm -f "$OUTDIR/gt.img" "$SERIAL" "$QMP"
+	truncate -s 64M "$OUTDIR/gt.img"
+	local mem=()
+	if [ $LIVE = 1 ]; then
+		SHM_RAM=/dev/shm/kvs-live-$$.ram
+		rm -f "$SHM_RAM"
+		mem=(-object "memory-backend-file,id=mem,size=512M,mem-path=$SHM_RAM,share=on"
+			-machine pc,memory-backend=mem)
+	fi
+	t0=$(now)
+	qemu-system-x86_64 -accel tcg -m 512M -smp 2 -nographic -no-reboot \
+		-kernel "$VMLINUZ" -initrd "$OUTDIR/initramfs.cpio.gz" -append "$APPEND" \
+		-device vmcoreinfo -drive "file=$OUTDIR/gt.img,format=raw,if=virtio" \
+		-serial "file:$SERIAL" -monitor none -qmp "unix:$QMP,server=on,wait=off" \
+		"${mem[@]}" </dev/null >"$OUTDIR/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	local deadline
+	deadline=$(awk -v t="$t0" -v d="$TIMEOUT" 'BEGIN{printf "%d", t+d}')
+	while :; do
+		if [ -f "$SERIAL" ] && grep -q '^===LC_READY_FOR_DUMP===' "$SERIAL"; then ready=1; break; fi
+		kill -0 "$QEMU_PID" 2>/dev/null || break
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sleep 0.2
+	done
+	if [ $ready = 1 ]; then
+		timing "boot+guest (attempt $attempt)" "$(elapsed "$t0")"
+		return 0
+	fi
+	if kill -0 "$QEMU_PID" 2>/dev/null; then
+		log "capture: attempt $attempt: no READY within $TIMEOUT s, killing QEMU"
+		kill "$QEMU_PID"; sleep 1; kill -9 "$QEMU_PID" 2>/dev/null || true
+	else
+		log "capture: attempt $attempt: QEMU exited before READY: $(tail -n 5 "$OUTDIR/qemu.log" | tr '\n' ' ')"
+	fi
+	wait "$QEMU_PID" 2>/dev/null || true
+	QEMU_PID=
+	echo "---- serial log tail, attempt $attempt ----" >&2
+	tail -n 25 "$SERIAL" 2>/dev/null | tr -d '\r' >&2 || true
+	cp "$SERIAL" "$OUTDIR/serial.attempt$attempt.log" 2>/dev/null || true
+	timing "boot failed (attempt $attempt)" "$(elapsed "$t0")"
+	return 1
+}
+
+STEP=boot
+boot 1 || boot 2 || fail "no READY marker in two boots (timeout $TIMEOUT s each)"
+grep -a '^LC_ERROR' "$SERIAL" | tr -d '\r' >&2 && fail "the guest reported errors (above)"
+grep -a '^LC_STEP' "$SERIAL" | tr -d '\r' | awk '{printf "guest %-20s %8s s uptime\n", $2, $3}' >>"$TIMINGS"
+
+# --- live phase -----------------------------------------------------------
+if [ $LIVE = 1 ]; then
+	STEP=live
+	cat >"$OUTDIR/live.env" <<EOF
+KVS_LIVE_RAM=$SHM_RAM
+KVS_QMP=$QMP
+KVS_OUTDIR=$OUTDIR
+KVS_VMLINUX=$VMLINUX
+KVS_SERIAL=$SERIAL
+EOF
+	if [ -n "$HOOK" ]; then
+		t0=$(now)
+		log "capture: live hook: $HOOK"
+		(set -a; . "$OUTDIR/live.env"; set +a; bash -c "$HOOK") || fail "live hook failed: $HOOK"
+		timing "live hook" "$(elapsed "$t0")"
+	fi
+	if [ $KEEP = 1 ]; then
+		rm -f "$OUTDIR/live.continue"
+		cat >&2 <<EOF
+[$(date +%H:%M:%S)] capture: the guest is running.
+    RAM file (offset = guest phys): $SHM_RAM
+    QMP socket:                     $QMP
+    env for checks:                 $OUTDIR/live.env  (set -a; . live.env)
+  When done:  touch $OUTDIR/live.continue   (the capture then stops and dumps)
+EOF
+		end=$(($(date +%s) + 3600))
+		while [ ! -e "$OUTDIR/live.continue" ]; do
+			kill -0 "$QEMU_PID" 2>/dev/null || fail "QEMU died while kept running"
+			[ "$(date +%s)" -lt "$end" ] || fail "--keep-running: no live.continue within 1 h"
+			sleep 1
+		done
+		rm -f "$OUTDIR/live.continue"
+	fi
+fi
+
+# --- stop and dump --------------------------------------------------------
+STEP="qmp stop"
+qmp stop >/dev/null || fail "QMP stop"
+rm -f "$OUTDIR"/vmcore.* "$OUTDIR/mem.ram"
+if [ $LIVE = 1 ]; then
+	STEP="copy RAM file"
+	t0=$(now)
+	cp "$SHM_RAM" "$OUTDIR/mem.ram" || fail "copying $SHM_RAM"
+	timing "copy mem.ram" "$(elapsed "$t0")"
+fi
+dump() {  # dump NAME JSON-ARGS
+	STEP="dump-guest-memory $1"
+	local t0
+	t0=$(now)
+	qmp dump-guest-memory "$2" --timeout 600 >/dev/null || fail "QMP dump-guest-memory $2"
+	[ -s "$OUTDIR/$1" ] || fail "$OUTDIR/$1 missing after dump-guest-memory"
+	timing "dump $1" "$(elapsed "$t0")"
+}
+dump vmcore.elf '{"paging": false, "protocol": "file:'"$OUTDIR"'/vmcore.elf"}'
+dump vmcore.elf-paging '{"paging": true, "protocol": "file:'"$OUTDIR"'/vmcore.elf-paging"}'
+dump vmcore.kdump-zlib.flat '{"paging": false, "format": "kdump-zlib", "protocol": "file:'"$OUTDIR"'/vmcore.kdump-zlib.flat"}'
+STEP="qmp quit"
+qmp quit >/dev/null || true
+for _ in $(seq 50); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$QEMU_PID" 2>/dev/null && { kill "$QEMU_PID"; sleep 0.5; }
+wait "$QEMU_PID" 2>/dev/null || true
+QEMU_PID=
+[ -n "$SHM_RAM" ] && rm -f "$SHM_RAM"
+
+# --- ground truth -----------------------------------------------------------
+STEP="ground truth"
+rm -rf "$OUTDIR/gt"
+tar -C "$OUTDIR" -xf "$OUTDIR/gt.img" || fail "extracting gt.img"
+python3 "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
+	===LC_SLABINFO_BEGIN=== ===LC_SLABINFO_END=== "$OUTDIR/slabinfo.final" || fail "slabinfo.final"
+head -n 1 "$OUTDIR/slabinfo.final" | grep -q '^slabinfo - version' || fail "slabinfo.final is garbled"
+
+# --- post-processing --------------------------------------------------------
+STEP="makedumpfile -R"
+t0=$(now)
+makedumpfile -R "$OUTDIR/vmcore.kdump-zlib" <"$OUTDIR/vmcore.kdump-zlib.flat" >"$WORK/R.log" 2>&1 ||
+	{ cat "$WORK/R.log" >&2; fail "makedumpfile -R"; }
+timing "makedumpfile -R" "$(elapsed "$t0")"
+
+STEP="fill utsname"
+UTS_VERSION=${KBUILD#* }          # "#1 SMP PREEMPT_DYNAMIC Debian ..."
+python3 "$KVS_LINUX_DIR/dumptools.py" fill-uts "$OUTDIR/vmcore.kdump-zlib" "$OUTDIR/vmcore.kdump-zlib.uts" \
+	"$KVER" "$UTS_VERSION" || fail "filling the kdump header utsname"
+
+STEP="move phdrs"
+t0=$(now)
+python3 "$KVS_LINUX_DIR/dumptools.py" move-phdrs "$OUTDIR/vmcore.elf" "$WORK/vmcore.elf-phdr64" ||
+	fail "moving the program headers"
+timing "move phdrs" "$(elapsed "$t0")"
+mdf() {  # mdf NAME FLAGS...
+	local name=$1; shift
+	STEP="makedumpfile $* -> $name"
+	local t0
+	t0=$(now)
+	makedumpfile "$@" "$WORK/vmcore.elf-phdr64" "$OUTDIR/$name" >"$WORK/mdf.log" 2>&1 ||
+		{ tail -n 20 "$WORK/mdf.log" >&2; fail "makedumpfile $*"; }
+	grep -v -e '^$' -e 'Copying data' -e 'Excluding' -e 'Checking for memory holes' "$WORK/mdf.log" \
+		>"$OUTDIR/$name.log" || true
+	timing "makedumpfile $* ($name)" "$(elapsed "$t0")"
+}
+mdf vmcore.mdf-d31 -c -d 31
+mdf vmcore.mdf-lzo -l -d 31
+if makedumpfile -v 2>&1 | grep -q '^zstd[[:space:]]*enabled'; then
+	mdf vmcore.mdf-zstd -z -d 31
+	OUTPUTS+=(vmcore.mdf-zstd)
+fi
+rm -f "$WORK/vmcore.elf-phdr64"
+
+STEP=finish
+timing total "$(elapsed "$T_ALL")"
+for f in "${OUTPUTS[@]}"; do [ -s "$OUTDIR/$f" ] || fail "$f missing at the end"; done
+(cd "$OUTDIR" && ls -l "${OUTPUTS[@]}" >"$OUTDIR/files.txt")
+stamp_text >"$STAMP"
+log "capture: done: $OUTDIR"

@@ -1,0 +1,88 @@
+#!/bin/busybox sh
+# /init of the capture initramfs (tests/linux/capture.sh copies it in).
+# Runs under busybox ash as PID 1 on the Debian kernel under QEMU.
+# Serial protocol (ttyS0): "LC_STEP name uptime" lines, then
+#   ===LC_SLABINFO_BEGIN=== /proc/slabinfo ===LC_SLABINFO_END===
+#   ===LC_READY_FOR_DUMP===
+# After the slabinfo print nothing forks, so the dump sees that state.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /bin /sbin /usr/bin /usr/sbin /gt
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+
+step() { read -r up rest < /proc/uptime; echo "LC_STEP $1 $up"; }
+err() { echo "LC_ERROR $*"; }
+step init
+
+LIVE=0
+for a in $(cat /proc/cmdline); do
+	case "$a" in lc_live=1) LIVE=1 ;; esac
+done
+
+# Module order matters: virtio_ring before virtio.
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk qemu_fw_cfg; do
+	insmod /lib/modules/$m.ko || err "insmod $m"
+done
+n=0
+while [ ! -b /dev/vda ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+[ -b /dev/vda ] || err "no /dev/vda"
+[ -e /sys/firmware/qemu_fw_cfg ] || err "no qemu_fw_cfg"
+step modules
+
+# --- slab activity -------------------------------------------------------
+mkdir -p /tmp/act
+i=0
+while [ $i -lt 3000 ]; do echo "kvmstat file $i" > /tmp/act/f$i; i=$((i + 1)); done
+rm /tmp/act/f[0-9] /tmp/act/f[0-9][0-9] /tmp/act/f[0-9][0-9][0-9]   # f0..f999
+dirs=""
+i=0
+while [ $i -lt 200 ]; do dirs="$dirs /tmp/act/d$i"; i=$((i + 1)); done
+mkdir $dirs
+i=0
+while [ $i -lt 40 ]; do sleep 2147483 & i=$((i + 1)); done
+i=0
+while [ $i -lt 10 ]; do { sleep 2147483 | sleep 2147483; } & i=$((i + 1)); done
+mkfifo /tmp/fifo
+step activity
+
+# --- ground truth onto /dev/vda as a raw tar stream ----------------------
+cp /proc/slabinfo /gt/slabinfo
+cat /proc/profile > /gt/profile
+for f in meminfo vmstat buddyinfo iomem zoneinfo modules cmdline version uptime; do
+	cat /proc/$f > /gt/$f
+done
+ps > /gt/ps
+grep -E ' (_text|_stext|_etext|_end|slab_caches|prof_buffer|prof_len|prof_shift|prof_on|jiffies_64|init_task|page_offset_base|vmemmap_base|vmalloc_base|init_top_pgt|phys_base|linux_banner|__start_BTF|__stop_BTF|vmcoreinfo_data|vmcoreinfo_note|kallsyms_names|kallsyms_num_syms|__per_cpu_offset|kmalloc_caches|totalram_pages|vm_node_stat|vm_zone_stat)$' \
+	/proc/kallsyms > /gt/kallsyms.excerpt
+cat /sys/kernel/vmcoreinfo > /gt/vmcoreinfo 2>/dev/null || err "no /sys/kernel/vmcoreinfo"
+uname -a > /gt/uname
+step gt-collected
+tar -C / -cf /dev/vda gt || err "tar to /dev/vda"
+sync
+step gt-written
+
+# Let the forks above retire (RCU frees) without forking again: read on an
+# open-for-write fifo blocks until its timeout.
+sleep 2147483 &
+read -t 3 x <> /tmp/fifo
+step settled
+
+# --- the authoritative truth: last thing before READY, no fork -----------
+echo "===LC_SLABINFO_BEGIN==="
+while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
+echo "===LC_SLABINFO_END==="
+echo "===LC_READY_FOR_DUMP==="
+
+if [ $LIVE = 1 ]; then
+	# A heartbeat the host can see move in the RAM file; builtins only.
+	n=0
+	while :; do
+		n=$((n + 1))
+		echo "LC_HEARTBEAT $n" > /tmp/heartbeat
+		read -t 1 x <> /tmp/fifo
+	done
+fi
+while :; do wait; read -t 3600 x <> /tmp/fifo; done
