@@ -6,7 +6,9 @@
  *     and clang-14 -gdwarf-5 (build.sh); truth.json is what they print
  *     (offsetof/sizeof, bitfield positions probed at run time).  The kinds,
  *     counts and type names checked below follow from the C declarations in
- *     fixtures/dwarf-test/types.h.
+ *     fixtures/dwarf-test/types.h.  t.exec4/5 are linked like a Linux
+ *     vmlinux (ET_EXEC keeping .rela.debug_*) and add lbound.ads, Ada arrays
+ *     with non-zero lower bounds; t.rel5 is relocatable, like a .ko.
  *   - $KVS_FIXTURES/fbsd14/{kernel,kernel.dwarf2,kernel.dwarf5} with
  *     truth.json "layouts", when those fixtures exist.
  */
@@ -37,6 +39,12 @@ static const struct bin bins[] = {
 	{ "t.clang5", 5 },
 	{ "t.clang4", 4 },
 	{ "t.gz", 4 },      /* SHF_COMPRESSED .debug_* */
+	/* ET_EXEC with .rela.debug_* (--emit-relocs) holding R_X86_64_NONE
+	 * (--gc-sections), as in a Linux vmlinux: must not be relocated. */
+	{ "t.exec4", 4 },
+	{ "t.exec5", 5 },
+	/* ET_REL (ld -r, like a FreeBSD .ko): must be relocated. */
+	{ "t.rel5", 5 },
 };
 #define NBINS ((int)(sizeof(bins) / sizeof(bins[0])))
 
@@ -537,6 +545,164 @@ START_TEST(corrupt_debug_info)
 }
 END_TEST
 
+/* ------------------------------------- linked and relocatable objects */
+
+/* ELF type of path, and how many relocations of each kind its
+ * .rela.debug_info holds: R_X86_64_NONE in *nnone, all in *nrel. */
+static void
+debug_info_relocs(const char *path, int *etype, size_t *nrel, size_t *nnone)
+{
+	struct opened o;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+
+	memset(&o, 0, sizeof(o));
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	o.fd = open(path, O_RDONLY);
+	ck_assert_msg(o.fd >= 0, "open %s: %s", path, strerror(errno));
+	o.elf = elf_begin(o.fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(o.elf);
+	ck_assert_ptr_nonnull(gelf_getehdr(o.elf, &eh));
+	*etype = eh.e_type;
+	ck_assert_int_eq(elf_getshdrstrndx(o.elf, &shstrndx), 0);
+	*nrel = *nnone = 0;
+	while ((scn = elf_nextscn(o.elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		int i;
+
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+		if (sh.sh_type != SHT_RELA || strcmp(elf_strptr(o.elf, shstrndx,
+		    sh.sh_name), ".rela.debug_info") != 0)
+			continue;
+		data = elf_getdata(scn, NULL);
+		ck_assert_ptr_nonnull(data);
+		for (i = 0; (size_t)i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			ck_assert_ptr_nonnull(gelf_getrela(data, i, &r));
+			(*nrel)++;
+			if (GELF_R_TYPE(r.r_info) == R_X86_64_NONE)
+				(*nnone)++;
+		}
+	}
+	elf_end(o.elf);
+	close(o.fd);
+}
+
+/* The inputs are what they claim: a linked kernel-like executable with
+ * relocations libdwarf cannot apply (a Linux vmlinux has 15,610
+ * R_X86_64_NONE in .rela.debug_info), and a relocatable object.  The
+ * per-binary tests above then show lookups on both give the compiler's
+ * offsets. */
+START_TEST(linked_and_relocatable_inputs)
+{
+	static const struct { const char *file; int etype; bool none; } in[] = {
+		{ "t.exec4", ET_EXEC, true },
+		{ "t.exec5", ET_EXEC, true },
+		{ "t.rel5", ET_REL, false },
+	};
+	size_t i, nrel, nnone;
+	int etype;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		debug_info_relocs(test_input(in[i].file), &etype, &nrel, &nnone);
+		ck_assert_msg(etype == in[i].etype, "%s: e_type %d", in[i].file,
+		    etype);
+		ck_assert_msg(nrel > 100, "%s: %zu relocations", in[i].file, nrel);
+		if (in[i].none)
+			ck_assert_msg(nnone > 0, "%s: no R_X86_64_NONE", in[i].file);
+	}
+}
+END_TEST
+
+/*
+ * Handles on linked and relocatable files side by side in one process,
+ * opened in both orders and used interleaved: libdwarf keeps some state
+ * global (a section-flags hook that each libelf binding resets), and a
+ * relocatable file opened first must not leave relocation off or on for
+ * the next one.
+ */
+START_TEST(linked_and_relocatable_together)
+{
+	static const char *const order[] = {
+		"t.rel5", "t.exec5", "t.gz", "t.rel5", "t.dwarf5", "t.exec4",
+	};
+	enum { N = sizeof(order) / sizeof(order[0]) };
+	struct opened o[N];
+	struct kvs_typeinfo ti;
+	int i, round;
+
+	for (i = 0; i < N; i++)
+		ck_assert_msg(open_bin(test_input(order[i]), &o[i]) == 0, "%s: %s",
+		    order[i], o[i].e.msg);
+	for (round = 0; round < 2; round++)
+		for (i = N - 1; i >= 0; i--) {
+			ck_assert_msg(kvs_dwarf_member(o[i].d, "struct outer",
+			    "in.st.frees", &ti, &o[i].e) == 0, "%s: %s", order[i],
+			    o[i].e.msg);
+			ck_assert_uint_eq(ti.size, 8);
+			ck_assert_msg(kvs_dwarf_variable(o[i].d, "fwd_global", &ti,
+			    &o[i].e) == 0, "%s: %s", order[i], o[i].e.msg);
+			ck_assert_str_eq(ti.type_name, "struct fwd *");
+		}
+	for (i = 0; i < N; i++)
+		close_bin(&o[i]);
+}
+END_TEST
+
+/*
+ * Arrays whose index does not start at 0 (fixtures/dwarf-test/lbound.ads,
+ * linked into t.exec4/5): the element count, the size derived from it and
+ * the spelled type name all come from one reading of the bounds.
+ * -2 .. 5 and 3 .. 10 carry DW_AT_lower_bound; in 1 .. 2 GNAT omits it, as
+ * 1 is Ada's default (C's is 0: an upper bound of 2 would mean 3 elements).
+ */
+static const struct { const char *file; } lb_bins[] = {
+	{ "t.exec4" }, { "t.exec5" },
+};
+
+START_TEST(array_lower_bounds)
+{
+	static const struct {
+		char q;                 /* 'T' type, 'M' member, 'V' variable */
+		const char *name, *path;
+		uint64_t size, count;
+		const char *type_name;
+	} x[] = {
+		{ 'V', "lbound__g_arr", NULL, 32, 8, "integer [8]" },
+		{ 'V', "lbound__g_grid", NULL, 24, 6, "integer [2][3]" },
+		{ 'T', "lbound__arr", NULL, 32, 8, "lbound__arr" },
+		{ 'M', "lbound__rec", "a", 32, 8, "lbound__arr" },
+	};
+	const char *bin = lb_bins[_i].file;
+	struct opened o;
+	struct kvs_typeinfo ti;
+	size_t i;
+
+	ck_assert_msg(open_bin(test_input(bin), &o) == 0, "%s: %s", bin, o.e.msg);
+	for (i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
+		int rc = x[i].q == 'T' ? kvs_dwarf_type(o.d, x[i].name, &ti, &o.e) :
+		    x[i].q == 'M' ? kvs_dwarf_member(o.d, x[i].name, x[i].path, &ti,
+		    &o.e) : kvs_dwarf_variable(o.d, x[i].name, &ti, &o.e);
+		ck_assert_msg(rc == 0, "%s: %s: %s", bin, x[i].name, o.e.msg);
+		ck_assert_int_eq(ti.kind, KVS_KIND_ARRAY);
+		ck_assert_msg(ti.count == x[i].count, "%s: %s count %llu", bin,
+		    x[i].name, (unsigned long long)ti.count);
+		ck_assert_msg(ti.size == x[i].size, "%s: %s size %llu", bin,
+		    x[i].name, (unsigned long long)ti.size);
+		ck_assert_uint_eq(ti.elem_size, 4);
+		ck_assert_int_eq(ti.elem_kind, KVS_KIND_BASE);
+		ck_assert_str_eq(ti.type_name, x[i].type_name);
+	}
+	ck_assert_int_eq(kvs_dwarf_member(o.d, "lbound__rec", "a", &ti, &o.e), 0);
+	ck_assert_uint_eq(ti.offset, 4);
+	ck_assert_int_eq(kvs_dwarf_type(o.d, "lbound__rec", &ti, &o.e), 0);
+	ck_assert_uint_eq(ti.size, 36);
+	close_bin(&o);
+}
+END_TEST
+
 /* ------------------------------------------------ FreeBSD 14 fixtures */
 
 static const struct bin kernels[] = {
@@ -590,6 +756,10 @@ main(void)
 	tcase_add_loop_test(tc, version_per_binary, 0, NBINS);
 	tcase_add_test(tc, elf_without_dwarf);
 	tcase_add_loop_test(tc, corrupt_debug_info, 0, 16);
+	tcase_add_test(tc, linked_and_relocatable_inputs);
+	tcase_add_test(tc, linked_and_relocatable_together);
+	tcase_add_loop_test(tc, array_lower_bounds, 0,
+	    (int)(sizeof(lb_bins) / sizeof(lb_bins[0])));
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(tk, fbsd14_kernel_layouts, 0,
 	    (int)(sizeof(kernels) / sizeof(kernels[0])));
