@@ -16,7 +16,7 @@
 #   --keep-running  (with --live) print the RAM file and QMP socket, write
 #                   OUTDIR/live.env, and wait (at most 1 h) until
 #                   OUTDIR/live.continue exists; then stop and dump as usual.
-#   --timeout SEC   per boot attempt, until READY (default 900). A boot that
+#   --timeout SEC   per boot attempt, until READY (default 600; 25-65 s measured). A boot that
 #                   misses it is killed and retried once.
 #   --force         ignore a cached capture.
 #
@@ -33,7 +33,7 @@ set -euo pipefail
 
 SCRIPT_VERSION=3
 
-OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=900; FORCE=0
+OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kaslr) KASLR=1 ;;
@@ -56,11 +56,13 @@ SERIAL=
 QEMU_PID=
 WORK=
 SHM_RAM=
+# serial output without terminal escapes and CRs
+clean_tail() { tail -n "$1" "$2" 2>/dev/null | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g'; }
 fail() {
 	printf '[%s] FAILED at step "%s": %s\n' "$(date +%H:%M:%S)" "$STEP" "$*" >&2
 	if [ -n "$SERIAL" ] && [ -s "$SERIAL" ]; then
 		echo "---- serial log tail ($SERIAL) ----" >&2
-		tail -n 40 "$SERIAL" | tr -d '\r' >&2
+		clean_tail 40 "$SERIAL" >&2
 		echo "----" >&2
 	fi
 	exit 1
@@ -190,7 +192,7 @@ boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	wait "$QEMU_PID" 2>/dev/null || true
 	QEMU_PID=
 	echo "---- serial log tail, attempt $attempt ----" >&2
-	tail -n 25 "$SERIAL" 2>/dev/null | tr -d '\r' >&2 || true
+	clean_tail 25 "$SERIAL" >&2 || true
 	cp "$SERIAL" "$OUTDIR/serial.attempt$attempt.log" 2>/dev/null || true
 	timing "boot failed (attempt $attempt)" "$(elapsed "$t0")"
 	return 1

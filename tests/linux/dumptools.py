@@ -12,6 +12,8 @@
       such section in the file), with CRs removed.
   dumptools.py ram-vs-elf RAM ELF
       Compare a raw guest-RAM file page by page with a paging=false ELF dump.
+  dumptools.py ram-vmcoreinfo RAM
+      Print crash's --kaslr/--machdep phys_base options for a raw RAM file.
   dumptools.py elf-info ELF
       Print e_phoff, e_shoff, real phnum, and the PT_LOAD count as JSON.
 """
@@ -133,6 +135,26 @@ def ram_vs_elf(ram, elf):
     return diff
 
 
+def ram_vmcoreinfo(ram):
+    """Find the VMCOREINFO note in a raw guest-RAM file; print the crash(8)
+    options that a raw RAM image needs (crash cannot find them itself)."""
+    import mmap
+    with open(ram, 'rb') as f:
+        mm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    pos = 0
+    while True:
+        i = mm.find(b'OSRELEASE=', pos)
+        if i < 0:
+            sys.exit(f'ram-vmcoreinfo: no VMCOREINFO note in {ram}')
+        pos = i + 1
+        if i >= 24 and mm[i - 12:i] == b'VMCOREINFO\0\0':
+            namesz, descsz, ntype = struct.unpack_from('<III', mm, i - 24)
+            if namesz == 11 and ntype == 0 and 0 < descsz < 65536:
+                break
+    info = dict(l.split('=', 1) for l in mm[i:i + descsz].decode().split('\n') if '=' in l)
+    print(f'--kaslr 0x{info.get("KERNELOFFSET", "0")} --machdep phys_base={int(info["NUMBER(phys_base)"])}')
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -146,6 +168,8 @@ def main():
         serial_section(*a[1:])
     elif cmd == 'ram-vs-elf' and len(a) == 3:
         sys.exit(1 if ram_vs_elf(*a[1:]) else 0)
+    elif cmd == 'ram-vmcoreinfo' and len(a) == 2:
+        ram_vmcoreinfo(a[1])
     elif cmd == 'elf-info' and len(a) == 2:
         elf_info(a[1])
     else:

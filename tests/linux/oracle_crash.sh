@@ -8,7 +8,8 @@
 # (node partial + CPU slab + CPU freelist + CPU partial), TOTAL/SLABS come from
 # the node counters. --raw prints crash's own output instead.
 # crash reads every dump made by capture.sh: both ELFs, the flattened and the
-# reassembled kdump, the makedumpfile outputs.
+# reassembled kdump, the makedumpfile outputs, and (as FILE@0 with --kaslr and
+# --machdep phys_base= from the RAM's VMCOREINFO note) a raw RAM file *.ram.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: oracle_crash.sh DUMP VMLINUX [--raw]" >&2; exit 2; }
 DUMP=$1 VMLINUX=$2 RAW=${3:-}
@@ -17,7 +18,15 @@ command -v crash >/dev/null || { echo "oracle_crash: crash is not installed (tes
 tmp=$(mktemp -d /tmp/kvs-crash.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf 'kmem -s\nquit\n' >"$tmp/cmds"
-if ! crash -s -i "$tmp/cmds" "$VMLINUX" "$DUMP" </dev/null >"$tmp/out" 2>"$tmp/err"; then
+EXTRA=()
+case "$DUMP" in
+*.ram)	# a raw guest-RAM file (offset = phys): crash's ramdump form FILE@0 needs
+	# KERNELOFFSET and phys_base, taken from the VMCOREINFO note in the RAM
+	read -r -a EXTRA < <(python3 "$(dirname "$0")/dumptools.py" ram-vmcoreinfo "$DUMP") ||
+		{ echo "oracle_crash: no VMCOREINFO in $DUMP" >&2; exit 1; }
+	DUMP=$DUMP@0 ;;
+esac
+if ! crash -s "${EXTRA[@]}" -i "$tmp/cmds" "$VMLINUX" "$DUMP" </dev/null >"$tmp/out" 2>"$tmp/err"; then
 	echo "oracle_crash: crash failed on $DUMP:" >&2
 	tail -n 20 "$tmp/err" "$tmp/out" >&2
 	exit 1
