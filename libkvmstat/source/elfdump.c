@@ -118,6 +118,7 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	const Elf64_Ehdr *eh;
 	struct elfdump *d;
 	uint64_t phnum;
+	bool any_paddr = false;
 	size_t i;
 
 	if (a->map == NULL || a->map_len < 4 || memcmp(a->map, ELFMAG, SELFMAG) != 0)
@@ -161,6 +162,14 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	}
 	d->map = a->map;
 	d->len = a->map_len;
+	/* A core is addressed physically when any PT_LOAD names a physical
+	 * address (then p_paddr 0 is page 0, not "none"), and only virtually
+	 * when none does. */
+	for (i = 0; i < phnum && !any_paddr; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		any_paddr = ph.p_type == PT_LOAD && ph.p_paddr != 0;
+	}
 	for (i = 0; i < phnum; i++) {
 		Elf64_Phdr ph;
 		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
@@ -185,8 +194,7 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			    (unsigned long long)ph.p_paddr, (unsigned long long)memsz);
 			goto fail;
 		}
-		/* Physical unless it names only a virtual address. */
-		if (ph.p_paddr != 0 || ph.p_vaddr == 0)
+		if (any_paddr || ph.p_vaddr == 0)
 			d->segs[d->nsegs++] = (struct seg){ ph.p_paddr, memsz, ph.p_filesz, ph.p_offset };
 		if (ph.p_vaddr != 0 && ph.p_vaddr != ph.p_paddr)
 			d->vsegs[d->nvsegs++] = (struct seg){ ph.p_vaddr, memsz, ph.p_filesz, ph.p_offset };
