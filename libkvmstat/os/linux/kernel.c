@@ -422,7 +422,18 @@ read_prb(kvs_t *kd, uint64_t prb, struct text *out)
 				ll = snprintf(line, sizeof(line), "[%5" PRIu64 ".%06" PRIu64 "] ",
 				    ts / UINT64_C(1000000000), ts % UINT64_C(1000000000) / 1000);
 				text_add(out, line, (size_t)ll);
-				text_add(out, text + off + 8, tlen);
+				/* A record of several lines: the later ones are
+				 * indented under the first, as dmesg and crash do. */
+				{
+					const char *t = text + off + 8, *end = t + tlen, *nl;
+					while ((nl = memchr(t, '\n', (size_t)(end - t))) != NULL) {
+						text_add(out, t, (size_t)(nl - t) + 1);
+						text_add(out, "                              ",
+						    (size_t)ll < 30 ? (size_t)ll : 30);
+						t = nl + 1;
+					}
+					text_add(out, t, (size_t)(end - t));
+				}
 				text_add(out, "\n", 1);
 			}
 		}
