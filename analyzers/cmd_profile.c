@@ -2,10 +2,10 @@
  * cmd_profile.c - `kvmstat gmon` writes kgmon's gmon.out from a dump;
  * `kvmstat profile` reports it directly: a flat profile (ticks, %, seconds
  * at profrate, calls) per ELF function symbol and the busiest call arcs.
- * A bin's ticks go to the function its first byte lies in (gprof spreads a
- * bin over the functions it overlaps; with 16-byte-aligned functions and
- * 16-byte bins the two agree).  "calls" counts every arc into a function,
- * self-recursive ones included, where gprof prints those as "+N" apart.
+ * The flat profile is the library's (kvmprof_gmon_flat, which kvmtop's
+ * profile screen shows too): a bin's ticks go to the function its first
+ * byte lies in, and "calls" counts every arc into a function, self-recursive
+ * ones included, where gprof prints those as "+N" apart.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,11 +14,6 @@
 
 #include "cli.h"
 #include "kvmprof.h"
-
-struct fn {
-	const char *name;
-	uint64_t addr, ticks, calls;
-};
 
 static const char *
 state_name(int s)
@@ -62,32 +57,6 @@ cmd_gmon(kvs_t *kd, const struct opts *o)
 	return 0;
 }
 
-static struct fn *
-find_fn(struct fn *fns, size_t *n, size_t cap, const char *name, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (fns[i].addr == addr)
-			return &fns[i];
-	if (*n == cap)
-		return NULL;
-	fns[*n] = (struct fn){ name, addr, 0, 0 };
-	return &fns[(*n)++];
-}
-
-static int
-cmp_fn(const void *a, const void *b)
-{
-	const struct fn *x = a, *y = b;
-
-	if (x->ticks != y->ticks)
-		return x->ticks < y->ticks ? 1 : -1;
-	if (x->calls != y->calls)
-		return x->calls < y->calls ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 struct arcrow {
 	uint64_t frompc, selfpc;
 	int64_t count;
@@ -122,54 +91,32 @@ int
 cmd_profile(kvs_t *kd, const struct opts *o)
 {
 	kvmprof_gmon_t *g = read_gmon(kd);
-	size_t nb, i, nf = 0, cap, na;
-	struct fn *fns;
+	kvmprof_flat_t *flat;
+	const struct kvmprof_func *fn;
+	size_t i, nf, na;
 	struct arcrow *arcs;
-	uint64_t total = 0, unknown = 0;
+	uint64_t total, unknown;
 	double hz;
 	int top = o->top > 0 ? o->top : 20;
 
 	if (g == NULL)
 		return 1;
-	nb = kvmprof_gmon_nbins(g);
 	na = kvmprof_gmon_narcs(g);
-	cap = nb + na + 1;
-	fns = calloc(cap, sizeof(*fns));
+	flat = kvmprof_gmon_flat(g, kd);
 	arcs = calloc(na + 1, sizeof(*arcs));
-	if (fns == NULL || arcs == NULL) {
-		free(fns);
+	if (flat == NULL || arcs == NULL) {
+		fprintf(stderr, "kvmstat: out of memory\n");
+		kvmprof_flat_free(flat);
 		free(arcs);
 		kvmprof_gmon_free(g);
 		return 1;
 	}
+	nf = kvmprof_flat_count(flat);
+	total = kvmprof_flat_total(flat);
+	unknown = kvmprof_flat_unknown(flat);
 	hz = kvmprof_gmon_profrate(g) > 0 ? kvmprof_gmon_profrate(g) : 1;
-	for (i = 0; i < nb; i++) {
-		uint64_t t = kvmprof_gmon_bin(g, i), off;
-		uint64_t pc = kvmprof_gmon_lowpc(g) + i * kvmprof_gmon_binsize(g);
-		const char *s;
-		struct fn *f;
-
-		if (t == 0)
-			continue;
-		total += t;
-		s = kvs_symbol_at(kd, pc, &off);
-		if (s == NULL || (f = find_fn(fns, &nf, cap, s, pc - off)) == NULL) {
-			unknown += t;
-			continue;
-		}
-		f->ticks += t;
-	}
-	for (i = 0; i < na; i++) {
-		uint64_t off;
-		const char *s;
-		struct fn *f;
-
+	for (i = 0; i < na; i++)
 		kvmprof_gmon_arc(g, i, &arcs[i].frompc, &arcs[i].selfpc, &arcs[i].count);
-		s = kvs_symbol_at(kd, arcs[i].selfpc, &off);
-		if (s != NULL && (f = find_fn(fns, &nf, cap, s, arcs[i].selfpc - off)) != NULL)
-			f->calls += (uint64_t)arcs[i].count;
-	}
-	qsort(fns, nf, sizeof(*fns), cmp_fn);
 	qsort(arcs, na, sizeof(*arcs), cmp_arc);
 	if (o->json) {
 		struct emitter e;
@@ -182,11 +129,12 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		json_object_set_new(emit_json_root(&e), "unattributed_ticks", json_integer((json_int_t)unknown));
 		for (i = 0; i < nf; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "name", json_string(fns[i].name));
-			json_object_set_new(r, "ticks", json_integer((json_int_t)fns[i].ticks));
-			json_object_set_new(r, "percent", json_real(total ? 100.0 * fns[i].ticks / total : 0));
-			json_object_set_new(r, "seconds", json_real(fns[i].ticks / hz));
-			json_object_set_new(r, "calls", json_integer((json_int_t)fns[i].calls));
+			fn = kvmprof_flat_get(flat, i);
+			json_object_set_new(r, "name", json_string(fn->name));
+			json_object_set_new(r, "ticks", json_integer((json_int_t)fn->ticks));
+			json_object_set_new(r, "percent", json_real(total ? 100.0 * fn->ticks / total : 0));
+			json_object_set_new(r, "seconds", json_real(fn->ticks / hz));
+			json_object_set_new(r, "calls", json_integer((json_int_t)fn->calls));
 			json_array_append_new(jf, r);
 		}
 		for (i = 0; i < na && (int)i < top; i++) {
@@ -200,7 +148,7 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		}
 		json_object_set_new(emit_json_root(&e), "functions", jf);
 		json_object_set_new(emit_json_root(&e), "arcs", ja);
-		free(fns);
+		kvmprof_flat_free(flat);
 		free(arcs);
 		kvmprof_gmon_free(g);
 		return emit_finish(&e);
@@ -208,10 +156,12 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 	printf("kernel profile: profiling %s, %d Hz, %" PRIu64 " ticks (%.2f s)\n\n",
 	    state_name(kvmprof_gmon_state(g)), kvmprof_gmon_profrate(g), total, total / hz);
 	printf("%7s %10s %9s %12s  %s\n", "%time", "ticks", "seconds", "calls", "name");
-	for (i = 0; i < nf && (int)i < top; i++)
+	for (i = 0; i < nf && (int)i < top; i++) {
+		fn = kvmprof_flat_get(flat, i);
 		printf("%7.2f %10" PRIu64 " %9.2f %12" PRIu64 "  %s\n",
-		    total ? 100.0 * fns[i].ticks / total : 0.0, fns[i].ticks, fns[i].ticks / hz,
-		    fns[i].calls, fns[i].name);
+		    total ? 100.0 * fn->ticks / total : 0.0, fn->ticks, fn->ticks / hz,
+		    fn->calls, fn->name);
+	}
 	if (unknown)
 		printf("%7.2f %10" PRIu64 " %9.2f %12s  (outside any function)\n",
 		    100.0 * unknown / total, unknown, unknown / hz, "");
@@ -225,7 +175,7 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		printf("%12" PRId64 "  %-32s %s\n", arcs[i].count,
 		    where(kd, arcs[i].frompc, b1, sizeof(b1)), where(kd, arcs[i].selfpc, b2, sizeof(b2)));
 	}
-	free(fns);
+	kvmprof_flat_free(flat);
 	free(arcs);
 	kvmprof_gmon_free(g);
 	return fflush(stdout) == 0 ? 0 : 1;

@@ -12,7 +12,6 @@
  * fixture range plus one big sparse range), and a v3 minidump whose bitmap
  * and dump_avail cover the whole size with every page marked dumped.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfcore.h"
 #include "kvmstat.h"
 
 static void *
@@ -75,43 +75,26 @@ make_raw(const char *fixdir, const char *out, uint64_t size)
 	return rc ? -1 : 0;
 }
 
-/* ELF full dump: one PT_LOAD for [0, size) backed by the raw image layout. */
+/* ELF full dump: one PT_LOAD for [0, size) backed by the raw image layout
+ * (headers from tests/support/elfcore.c, as check_source writes them). */
 static int
 make_elf(const char *fixdir, const char *out, uint64_t size)
 {
+	const struct elfcore_seg seg = { 0, 0, size, size };
+	uint8_t hdr[ELFCORE_PAGE];
 	char p[4096];
 	size_t n;
+	uint64_t off, total;
 	void *img;
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
 	int fd, rc;
 
 	snprintf(p, sizeof(p), "%s/mem.raw", fixdir);
 	if ((img = slurp(p, &n)) == NULL)
 		return -1;
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = 255;
-	eh.e_type = ET_CORE;
-	eh.e_machine = EM_X86_64;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(ph);
-	eh.e_phnum = 1;
-	eh.e_shentsize = 64;
-	memset(&ph, 0, sizeof(ph));
-	ph.p_type = PT_LOAD;
-	ph.p_flags = PF_R;
-	ph.p_offset = 4096;
-	ph.p_filesz = ph.p_memsz = size;
-	ph.p_align = 4096;
+	total = elfcore_headers(hdr, &seg, 1, &off);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	rc = fd < 0 || write_at(fd, &eh, sizeof(eh), 0) != 0 ||
-	    write_at(fd, &ph, sizeof(ph), sizeof(eh)) != 0 ||
-	    write_at(fd, img, n, 4096) != 0 || ftruncate(fd, (off_t)(4096 + size)) != 0;
+	rc = fd < 0 || write_at(fd, hdr, elfcore_hdr_size(1), 0) != 0 ||
+	    write_at(fd, img, n, (off_t)off) != 0 || ftruncate(fd, (off_t)total) != 0;
 	if (fd >= 0)
 		close(fd);
 	free(img);

@@ -14,6 +14,14 @@
 static char path[64];
 static const char *kernel;
 
+/* The scratch dump goes when the run ends (libFuzzer exits through exit();
+ * after a crash the file stays, holding the input). */
+static void
+remove_scratch(void)
+{
+	unlink(path);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -23,6 +31,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (kernel == NULL)
 		kernel = "fixtures/cores/fbsd14/kernel";
 	snprintf(path, sizeof(path), "/tmp/kvsfuzz.%d", (int)getpid());
+	atexit(remove_scratch);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfcore.h"
 #include "kvs_private.h"
 #include "testutil.h"
 
@@ -549,51 +550,27 @@ END_TEST
 
 /* ------------------------------------------------------------ ELF dump */
 
-struct eseg {
-	uint64_t paddr, vaddr, filesz, memsz;
-};
-
-/* FreeBSD's way: zeroed header, EI_OSABI 255, e_version 0, PT_LOADs with
- * p_flags PF_R, data page-aligned after the headers. */
+/* The headers come from tests/support/elfcore.c (shared with bench_open);
+ * every dumped page holds the address pattern. */
 static uint8_t *
-elf_build(const struct eseg *s, size_t n, size_t *len)
+elf_build(const struct elfcore_seg *s, size_t n, size_t *len)
 {
-	uint64_t off = RNDP(sizeof(Elf64_Ehdr) + n * sizeof(Elf64_Phdr)), total = off;
-	Elf64_Ehdr eh;
-	uint8_t *b;
+	uint8_t hdr[4096], *b;
+	uint64_t off[8], total;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		total += RNDP(s[i].filesz);
+	ck_assert_uint_le(n, 8);
+	ck_assert_uint_le(elfcore_hdr_size(n), sizeof(hdr));
+	total = elfcore_headers(hdr, s, n, off);
 	b = calloc(1, total);
 	ck_assert_ptr_nonnull(b);
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = 255;
-	eh.e_type = ET_CORE;
-	eh.e_machine = EM_X86_64;
-	eh.e_version = 0;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = (uint16_t)n;
-	eh.e_shentsize = 64;
-	memcpy(b, &eh, sizeof(eh));
-	for (i = 0; i < n; i++) {
-		Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = off,
-			.p_vaddr = s[i].vaddr, .p_paddr = s[i].paddr, .p_filesz = s[i].filesz,
-			.p_memsz = s[i].memsz, .p_align = PG };
-		memcpy(b + sizeof(eh) + i * sizeof(ph), &ph, sizeof(ph));
+	memcpy(b, hdr, elfcore_hdr_size(n));
+	for (i = 0; i < n; i++)
 		for (uint64_t p = 0; p < s[i].filesz; p += PG) {
 			uint8_t page[PG];
 			fill(page, s[i].paddr + p);
-			memcpy(b + off + p, page, s[i].filesz - p < PG ? s[i].filesz - p : PG);
+			memcpy(b + off[i] + p, page, s[i].filesz - p < PG ? s[i].filesz - p : PG);
 		}
-		off += RNDP(s[i].filesz);
-	}
 	*len = total;
 	return b;
 }
@@ -601,7 +578,7 @@ elf_build(const struct eseg *s, size_t n, size_t *len)
 START_TEST(elf_full_dump)
 {
 	/* Written high segment first: the source sorts them. */
-	static const struct eseg segs[] = {
+	static const struct elfcore_seg segs[] = {
 		{ 0x100000, 0x100000, 0x20000, 0x22000 },   /* 2 pages of zeros at the end */
 		{ 0x0, 0x0, 0x9f000, 0x9f000 },
 	};
@@ -655,14 +632,14 @@ END_TEST
 
 START_TEST(elf_bad)
 {
-	static const struct eseg segs[] = {
+	static const struct elfcore_seg segs[] = {
 		{ 0x0, 0x0, 0x4000, 0x4000 },
 		{ 0x10000, 0x10000, 0x2000, 0x2000 },
 	};
-	static const struct eseg kva[] = {
+	static const struct elfcore_seg kva[] = {
 		{ 0x200000, 0xffffffff80200000ULL, 0x1000, 0x1000 },
 	};
-	static const struct eseg overlap[] = {
+	static const struct elfcore_seg overlap[] = {
 		{ 0x0, 0x0, 0x4000, 0x4000 },
 		{ 0x3000, 0x3000, 0x2000, 0x2000 },
 	};

@@ -42,52 +42,46 @@ fill_text(struct tui *t, kvs_t *kd)
 {
 	t->ntext = 0;
 	if (t->screen == SCR_PROFILE) {
+		/* The flat profile `kvmstat profile` prints, same figures. */
+		static const char *const states[] = { "on", "busy", "error", "off" };
 		kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
-		size_t i, nb;
-		struct { const char *name; uint64_t ticks; } top[48];
-		int ntop = 0, k;
-		uint64_t total = 0;
+		kvmprof_flat_t *f = g != NULL ? kvmprof_gmon_flat(g, kd) : NULL;
+		uint64_t total, unknown;
+		size_t i;
+		double hz;
+		int st;
 
-		if (g == NULL) {
+		if (f == NULL) {
 			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "no kernel profile: %s",
 			    kvs_geterr(kd));
+			kvmprof_gmon_free(g);
 			return;
 		}
-		nb = kvmprof_gmon_nbins(g);
-		for (i = 0; i < nb; i++) {
-			uint64_t v = kvmprof_gmon_bin(g, i), off;
-			const char *s;
-			if (v == 0)
-				continue;
-			total += v;
-			s = kvs_symbol_at(kd, kvmprof_gmon_lowpc(g) + i * kvmprof_gmon_binsize(g), &off);
-			if (s == NULL)
-				s = "(unknown)";
-			for (k = 0; k < ntop && strcmp(top[k].name, s) != 0; k++)
-				;
-			if (k == ntop && ntop < 48) {
-				top[ntop].name = s;
-				top[ntop++].ticks = 0;
-			}
-			if (k < ntop)
-				top[k].ticks += v;
+		total = kvmprof_flat_total(f);
+		unknown = kvmprof_flat_unknown(f);
+		st = kvmprof_gmon_state(g);
+		hz = kvmprof_gmon_profrate(g) > 0 ? kvmprof_gmon_profrate(g) : 1;
+		snprintf(t->text[t->ntext++], sizeof(t->text[0]),
+		    "kernel profile: profiling %s, %d Hz, %llu ticks (%.2f s)",
+		    st >= 0 && st <= 3 ? states[st] : "unknown", kvmprof_gmon_profrate(g),
+		    (unsigned long long)total, total / hz);
+		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7s %10s %9s %12s  %s",
+		    "%time", "ticks", "seconds", "calls", "name");
+		/* Busiest first; the unattributed row stays on screen. */
+		for (i = 0; i < kvmprof_flat_count(f) && t->ntext < 60 - (unknown != 0); i++) {
+			const struct kvmprof_func *fn = kvmprof_flat_get(f, i);
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7.2f %10llu %9.2f %12llu  %s",
+			    total ? 100.0 * fn->ticks / total : 0.0, (unsigned long long)fn->ticks,
+			    fn->ticks / hz, (unsigned long long)fn->calls, fn->name);
 		}
-		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "kernel profile: %s, %d Hz, %llu ticks",
-		    kvmprof_gmon_state(g) == KVMPROF_ON ? "on" : "off", kvmprof_gmon_profrate(g),
-		    (unsigned long long)total);
-		snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7s %10s  %s", "%time", "ticks", "function");
-		while (t->ntext < 60) {
-			int best = -1;
-			for (k = 0; k < ntop; k++)
-				if (top[k].ticks && (best < 0 || top[k].ticks > top[best].ticks))
-					best = k;
-			if (best < 0)
-				break;
-			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7.2f %10llu  %s",
-			    total ? 100.0 * top[best].ticks / total : 0.0,
-			    (unsigned long long)top[best].ticks, top[best].name);
-			top[best].ticks = 0;
-		}
+		if (unknown)
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7.2f %10llu %9.2f %12s  %s",
+			    100.0 * unknown / total, (unsigned long long)unknown, unknown / hz, "",
+			    "(outside any function)");
+		if (kvmprof_flat_count(f) == 0 && unknown == 0)
+			snprintf(t->text[t->ntext++], sizeof(t->text[0]), "%7s  %s", "",
+			    "(no samples and no calls recorded)");
+		kvmprof_flat_free(f);
 		kvmprof_gmon_free(g);
 	} else if (t->screen == SCR_PROBES) {
 		kvmprof_probes_t *p = kvmprof_probes_read(kd, 0);

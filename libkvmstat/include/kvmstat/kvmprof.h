@@ -57,6 +57,40 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
  * written as the kernel holds it (as kgmon does) and only BSD tools read it. */
 int kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force);
 
+/* ------------------------------------------------------ flat profile */
+
+/* One function of a flat profile.  The name belongs to the flat profile. */
+struct kvmprof_func {
+	const char *name;
+	uint64_t addr;              /* symbol value */
+	uint64_t ticks;             /* histogram ticks attributed to it */
+	uint64_t calls;             /* counts of every arc into it, summed */
+};
+
+typedef struct kvmprof_flat kvmprof_flat_t;
+
+/*
+ * The flat profile of a histogram, binned against the kernel's function and
+ * object symbols (kvs_symbol_at, so added modules count too).  A bin's ticks
+ * go to the symbol its first byte lies in (gprof spreads a bin over the
+ * functions it overlaps; with 16-byte-aligned functions and 16-byte bins the
+ * two agree); ticks of bins outside every symbol are counted as unknown.
+ * "calls" sums the counts of all arcs whose selfpc lies in the function,
+ * self-recursive ones included.  Functions with neither ticks nor calls are
+ * left out.  Sorted busiest first: ticks, then calls descending, then name,
+ * then address.  Independent of g and kd once built.  NULL with the error
+ * on kd when out of memory.
+ */
+kvmprof_flat_t *kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd);
+void kvmprof_flat_free(kvmprof_flat_t *f);
+size_t kvmprof_flat_count(const kvmprof_flat_t *f);
+/* i < kvmprof_flat_count(f), else NULL. */
+const struct kvmprof_func *kvmprof_flat_get(const kvmprof_flat_t *f, size_t i);
+/* Every tick of the histogram. */
+uint64_t kvmprof_flat_total(const kvmprof_flat_t *f);
+/* Ticks in bins that lie in no symbol (included in the total). */
+uint64_t kvmprof_flat_unknown(const kvmprof_flat_t *f);
+
 /* ------------------------------------------------------------ DTrace */
 
 /* One DTrace probe.  Strings belong to the probe set. */

@@ -1,5 +1,7 @@
 /*
- * walk_freebsd_gprof.c - the kernel gprof buffers behind _gmonparam.
+ * gprof.c - the kernel gprof buffers behind _gmonparam, the gmon.out file
+ * kgmon writes from them, and the flat profile (ticks and calls per function)
+ * that `kvmstat profile` and kvmtop's profile screen show.
  *
  * The histogram (kcount) has one counter per HISTFRACTION*sizeof(counter)
  * bytes of text; call arcs are hashed by call site: froms[(frompc - lowpc) /
@@ -281,6 +283,168 @@ kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc, uint64_t *
 	*frompc = g->arcs[i].frompc;
 	*selfpc = g->arcs[i].selfpc;
 	*count = g->arcs[i].count;
+}
+
+/* ------------------------------------------------------- flat profile */
+
+struct kvmprof_flat {
+	struct kvmprof_func *fn;
+	size_t n;
+	uint64_t total, unknown;
+	char *names;                    /* every name, NUL-terminated, back to back */
+};
+
+/* A sample before merging: seq keeps the order they were met in, so the
+ * name kept for a function is the one its first sample found. */
+struct sample {
+	const char *name;
+	uint64_t addr, ticks, calls;
+	size_t seq;
+};
+
+struct samples {
+	struct sample *s;
+	size_t n, cap;
+};
+
+static int
+add_sample(struct samples *v, const char *name, uint64_t addr, uint64_t ticks, uint64_t calls)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 256;
+		struct sample *ns = realloc(v->s, cap * sizeof(*ns));
+		if (ns == NULL)
+			return -1;
+		v->s = ns;
+		v->cap = cap;
+	}
+	v->s[v->n] = (struct sample){ name, addr, ticks, calls, v->n };
+	v->n++;
+	return 0;
+}
+
+static int
+cmp_sample_addr(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+cmp_func_busy(const void *a, const void *b)
+{
+	const struct kvmprof_func *x = a, *y = b;
+	int c;
+
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+kvmprof_flat_t *
+kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
+{
+	struct samples v = { NULL, 0, 0 };
+	kvmprof_flat_t *f;
+	size_t nb = kvmprof_gmon_nbins(g), i, k, namelen = 0;
+	uint64_t binsize = kvmprof_gmon_binsize(g);
+	char *p;
+
+	kerr_clear(&kd->err);
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		goto nomem;
+	/* Ticks: bins are met in address order, so a function's bins follow
+	 * one another and share one sample. */
+	for (i = 0; i < nb; i++) {
+		uint64_t t = kvmprof_gmon_bin(g, i), pc = g->lowpc + i * binsize, off;
+		const char *s;
+
+		if (t == 0)
+			continue;
+		f->total += t;
+		if ((s = kvs_symbol_at(kd, pc, &off)) == NULL) {
+			f->unknown += t;
+			continue;
+		}
+		if (v.n > 0 && v.s[v.n - 1].addr == pc - off)
+			v.s[v.n - 1].ticks += t;
+		else if (add_sample(&v, s, pc - off, t, 0) != 0)
+			goto nomem;
+	}
+	/* Calls: one sample per arc whose callee is a known symbol. */
+	for (i = 0; i < g->narcs; i++) {
+		uint64_t off;
+		const char *s = kvs_symbol_at(kd, g->arcs[i].selfpc, &off);
+
+		if (s != NULL && add_sample(&v, s, g->arcs[i].selfpc - off, 0,
+		    (uint64_t)g->arcs[i].count) != 0)
+			goto nomem;
+	}
+	kerr_clear(&kd->err);
+	/* Merge the samples of each function. */
+	if (v.n > 0)
+		qsort(v.s, v.n, sizeof(*v.s), cmp_sample_addr);
+	f->fn = calloc(v.n ? v.n : 1, sizeof(*f->fn));
+	if (f->fn == NULL)
+		goto nomem;
+	for (i = 0; i < v.n; i = k) {
+		struct kvmprof_func *fn = &f->fn[f->n++];
+
+		fn->name = v.s[i].name;
+		fn->addr = v.s[i].addr;
+		for (k = i; k < v.n && v.s[k].addr == v.s[i].addr; k++) {
+			fn->ticks += v.s[k].ticks;
+			fn->calls += v.s[k].calls;
+		}
+		namelen += strlen(fn->name) + 1;
+	}
+	free(v.s);
+	v.s = NULL;
+	/* Copy the names: the profile does not borrow from the handle. */
+	if ((f->names = malloc(namelen ? namelen : 1)) == NULL)
+		goto nomem;
+	for (i = 0, p = f->names; i < f->n; i++) {
+		size_t len = strlen(f->fn[i].name) + 1;
+		memcpy(p, f->fn[i].name, len);
+		f->fn[i].name = p;
+		p += len;
+	}
+	if (f->n > 0)
+		qsort(f->fn, f->n, sizeof(*f->fn), cmp_func_busy);
+	return f;
+nomem:
+	free(v.s);
+	kvmprof_flat_free(f);
+	kerr_set(&kd->err, KVS_E_NOMEM, "flat profile: out of memory");
+	return NULL;
+}
+
+void
+kvmprof_flat_free(kvmprof_flat_t *f)
+{
+	if (f == NULL)
+		return;
+	free(f->fn);
+	free(f->names);
+	free(f);
+}
+
+size_t kvmprof_flat_count(const kvmprof_flat_t *f) { return f->n; }
+uint64_t kvmprof_flat_total(const kvmprof_flat_t *f) { return f->total; }
+uint64_t kvmprof_flat_unknown(const kvmprof_flat_t *f) { return f->unknown; }
+
+const struct kvmprof_func *
+kvmprof_flat_get(const kvmprof_flat_t *f, size_t i)
+{
+	return i < f->n ? &f->fn[i] : NULL;
 }
 
 static int
