@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/linux/realcore.sh [KVMSTAT] - kvmstat on a real Linux kernel, checked
+# against the guest's own /proc/slabinfo, drgn and crash on the same dumps.
+#
+#   1. setup.sh installs QEMU, Debian's kernel and its debug vmlinux, drgn,
+#      crash and makedumpfile (downloads cached in $KVS_LINUX_CACHE);
+#   2. capture.sh boots the kernel under TCG three times - nokaslr, KASLR, and
+#      KASLR with guest RAM in a shared file (live) - and takes every dump
+#      format (cached: a capture made by the same script and kernel is reused);
+#   3. run_oracles.sh runs drgn and crash on each dump;
+#   4. kvmstat reads every dump and check_kvmstat.py compares, per cache and
+#      field, and byte for byte where a peer prints the same table.
+# Each step that fails says which one.  The last line is
+# "linux-realcore: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+KVMSTAT=${1:-${KVMSTAT:-build/analyzers/kvmstat}}
+CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
+export KVS_LINUX_CACHE=$CACHE
+fail() { echo "linux-realcore: FAILED at step: $*" >&2; echo "linux-realcore: 0 passed, 1 failed"; exit 1; }
+step() { echo "== linux-realcore: $*"; }
+
+[ -x "$KVMSTAT" ] || fail "kvmstat binary $KVMSTAT missing (build first)"
+step "setup (packages, kernel, debug vmlinux)"
+bash tests/linux/setup.sh || fail "setup: tests/linux/setup.sh"
+. "$CACHE/setup.env" || fail "setup: $CACHE/setup.env unreadable"
+[ -r "$VMLINUX" ] || fail "setup: no debug vmlinux at $VMLINUX"
+
+OUT=$(mktemp -d /tmp/kvs-realcore.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+read -r -a captures <<<"${KVS_CAPTURES:-nokaslr kaslr live}"
+for cap in "${captures[@]}"; do
+	dir=$CACHE/captures/$cap
+	args=()
+	[ "$cap" = kaslr ] && args=(--kaslr)
+	[ "$cap" = live ] && args=(--kaslr --live)
+	step "capture $cap"
+	bash tests/linux/capture.sh "$dir" "${args[@]}" || fail "capture $cap (see $dir/serial.log)"
+	if [ ! -s "$dir/oracles/summary.json" ] || [ "$dir/capture.stamp" -nt "$dir/oracles/summary.json" ]; then
+		step "oracles (drgn, crash) on $cap"
+		bash tests/linux/run_oracles.sh "$dir" "$VMLINUX" >"$OUT/$cap.oracles.log" 2>&1 ||
+			{ tail -20 "$OUT/$cap.oracles.log"; fail "oracles on $cap disagree with each other or failed"; }
+	fi
+	# crash's own tables, byte for byte, for the text comparisons.
+	for what in kmem log; do
+		f=$dir/oracles/crash.$what.raw
+		if [ ! -s "$f" ] || [ "$dir/capture.stamp" -nt "$f" ]; then
+			cmd="kmem -s"; [ $what = log ] && cmd=log
+			printf '%s\nquit\n' "$cmd" >"$OUT/cmds"
+			crash -s -i "$OUT/cmds" "$VMLINUX" "$dir/vmcore.elf" </dev/null >"$f.tmp" 2>"$OUT/crash.err" ||
+				{ tail "$OUT/crash.err"; fail "crash $cmd on $cap"; }
+			mv "$f.tmp" "$f"
+		fi
+	done
+	step "kvmstat on $cap"
+	mkdir -p "$OUT/$cap"
+	dumps=(vmcore.elf vmcore.elf-paging)
+	[ -f "$dir/mem.ram" ] && dumps+=(mem.ram)
+	for d in "${dumps[@]}"; do
+		raw=(); [ "$d" = mem.ram ] && raw=(--raw)
+		for c in "slab --json" "slab" "slab --format crash" "dmesg" "info --json"; do
+			tag=$(echo "$c" | tr -c 'a-z\n' '_')
+			/usr/bin/time -f "%e %M" -o "$OUT/$cap/$d.$tag.time" \
+			    "$KVMSTAT" -N "$VMLINUX" -M "$dir/$d" "${raw[@]}" $c \
+			    >"$OUT/$cap/$d.$tag" 2>"$OUT/$cap/$d.$tag.err"
+			echo $? >"$OUT/$cap/$d.$tag.rc"
+		done
+	done
+done
+step "compare"
+python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
