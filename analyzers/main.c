@@ -7,6 +7,7 @@
  * sees real output at once.
  */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +21,40 @@
 #define KVS_DEFAULT_CORE "fixtures/cores/fbsd14/vmcore.minidump3"
 #endif
 
+/* Options a command accepts beyond the global ones (-M -N -K --raw
+ * --no-verify --json --module-dir). */
+enum {
+	A_FORMAT = 1 << 0, A_SORT = 1 << 1, A_PERCPU = 1 << 2, A_ALL = 1 << 3,
+	A_TOP = 1 << 4, A_OUTPUT = 1 << 5, A_FORCE = 1 << 6,
+};
+
 struct command {
 	const char *name;
 	int (*fn)(kvs_t *, const struct opts *);
 	const char *help;
+	unsigned accepts;
+	const char *formats;       /* --format values, '|'-separated */
+	const char *usage;         /* the command's own options */
 };
 
 static const struct command commands[] = {
-	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs" },
-	{ "dmesg", cmd_dmesg, "kernel message buffer" },
-	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)" },
-	{ "zone", cmd_zone, "UMA zones, as vmstat -z (alias -z; --format 12|14|15, --percpu)" },
-	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out (-o FILE, -f to replace)" },
-	{ "profile", cmd_profile, "flat kernel profile and top call arcs (--top N)" },
-	{ "probes", cmd_probes, "DTrace profile-provider probes (--all: every provider)" },
-	{ "profil", cmd_profil, "processes with profil(2) enabled" },
-	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo (--format slabinfo|crash, --json)" },
+	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", 0, NULL, "" },
+	{ "dmesg", cmd_dmesg, "kernel message buffer", 0, NULL, "" },
+	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)",
+	    A_FORMAT | A_SORT | A_PERCPU, "5|6|14",
+	    "[--format 5|6|14] [--sort name|inuse|memuse|requests] [--percpu]" },
+	{ "zone", cmd_zone, "UMA zones, as vmstat -z (alias -z)", A_FORMAT | A_PERCPU,
+	    "12|14|15", "[--format 12|14|15] [--percpu]" },
+	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out", A_OUTPUT | A_FORCE,
+	    NULL, "-o FILE [-f]" },
+	{ "profile", cmd_profile, "flat kernel profile and top call arcs", A_TOP, NULL,
+	    "[--top N]" },
+	{ "probes", cmd_probes, "DTrace profile-provider probes", A_ALL, NULL, "[--all]" },
+	{ "profil", cmd_profil, "processes with profil(2) enabled", 0, NULL, "" },
+	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo", A_FORMAT | A_PERCPU,
+	    "slabinfo|crash", "[--format slabinfo|crash] [--percpu]" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void
 usage(FILE *f)
@@ -53,8 +71,96 @@ usage(FILE *f)
 	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
 	    "  --module-dir DIR  every loaded module found in DIR\n"
 	    "  With neither -M nor -N the bundled fixture dump is used.\n\ncommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s%s%s\n", commands[i].name, commands[i].help,
+		    commands[i].usage[0] ? "\n             " : "", commands[i].usage);
+	fprintf(f, "  help COMMAND  a command's options\n"
+	    "  --version    the version of kvmstat\n");
+}
+
+static const struct command *
+find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* A usage error: one line saying why, then the usage; exit status 2.  Under
+ * --json the error is a JSON document on stdout as well. */
+static int
+usage_error(bool json, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "kvmstat: %s\n", msg);
+	if (json) {
+		json_t *root = json_pack("{s:{s:s,s:s}}", "error", "code", "usage",
+		    "message", msg);
+		char *text = json_dumps(root, JSON_INDENT(2));
+		if (text != NULL)
+			printf("%s\n", text);
+		free(text);
+		json_decref(root);
+	} else
+		usage(stderr);
+	return 2;
+}
+
+static bool
+in_list(const char *v, const char *list)
+{
+	size_t n = strlen(v);
+	const char *p = list;
+
+	while (p != NULL && *p != '\0') {
+		const char *bar = strchr(p, '|');
+		size_t l = bar ? (size_t)(bar - p) : strlen(p);
+		if (l == n && strncmp(p, v, n) == 0)
+			return true;
+		p = bar ? bar + 1 : NULL;
+	}
+	return false;
+}
+
+/* Options given that the command does not take, and values it would not
+ * understand, are errors rather than silently ignored. */
+static int
+check_options(const struct command *c, const struct opts *o, unsigned given,
+    const char *top_arg)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ A_FORMAT, "--format" }, { A_SORT, "--sort" }, { A_PERCPU, "--percpu" },
+		{ A_ALL, "--all" }, { A_TOP, "--top" }, { A_OUTPUT, "-o" }, { A_FORCE, "-f" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((given & names[i].bit) && !(c->accepts & names[i].bit))
+			return usage_error(o->json, "%s does not take %s", c->name, names[i].name);
+	if (o->format != NULL && !in_list(o->format, c->formats))
+		return usage_error(o->json, "%s --format must be one of %s, not '%s'", c->name,
+		    c->formats, o->format);
+	if (o->sort != NULL && !in_list(o->sort, "name|inuse|count|memuse|requests"))
+		return usage_error(o->json, "%s --sort must be one of name, inuse, memuse, "
+		    "requests, not '%s'", c->name, o->sort);
+	if (top_arg != NULL) {
+		char *end;
+		long v = strtol(top_arg, &end, 10);
+		if (*top_arg == '\0' || *end != '\0' || v <= 0 || v > 1000000)
+			return usage_error(o->json, "--top takes a positive number, not '%s'",
+			    top_arg);
+	}
+	if (o->nargs > 0)
+		return usage_error(o->json, "%s takes no argument '%s'", c->name, o->args[0]);
+	return 0;
 }
 
 kvs_t *
@@ -64,9 +170,19 @@ open_handle(const struct opts *o)
 	kvs_t *kd;
 
 	kd = kvs_open(o->kernel, o->core, o->open_flags, errbuf);
-	if (kd == NULL)
+	if (kd == NULL) {
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), errbuf,
 		    strlen(errbuf), false));
+		if (o->json) {
+			json_t *root = json_pack("{s:{s:s,s:s}}", "error", "code", "open",
+			    "message", errbuf);
+			char *text = root != NULL ? json_dumps(root, JSON_INDENT(2)) : NULL;
+			if (text != NULL)
+				printf("%s\n", text);
+			free(text);
+			json_decref(root);
+		}
+	}
 	return kd;
 }
 
@@ -101,7 +217,7 @@ fail:
 }
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
-	OPT_ALL, OPT_TOP, OPT_MODDIR };
+	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION };
 
 int
 main(int argc, char **argv)
@@ -117,23 +233,34 @@ main(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .top = 20 };
-	const char *cmd = NULL;
+	const char *cmd = NULL, *top_arg = NULL;
 	const struct command *c = NULL;
+	unsigned given = 0;
 	kvs_t *kd;
-	size_t i;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "M:N:mzo:fK:h", longopts, NULL)) != -1) {
+	/* Usage errors are JSON too when --json is anywhere on the line. */
+	for (ch = 1; ch < argc; ch++)
+		if (strcmp(argv[ch], "--json") == 0)
+			o.json = true;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":M:N:mzo:fK:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'M': o.core = optarg; break;
 		case 'N': o.kernel = optarg; break;
-		case 'm': cmd = "malloc"; break;
-		case 'z': cmd = "zone"; break;
-		case 'o': o.output = optarg; break;
-		case 'f': o.force = true; break;
+		case 'm':
+		case 'z':
+			if (cmd != NULL && strcmp(cmd, ch == 'm' ? "malloc" : "zone") != 0)
+				return usage_error(o.json, "-m and -z cannot be combined: run "
+				    "kvmstat once for each");
+			cmd = ch == 'm' ? "malloc" : "zone";
+			break;
+		case 'o': o.output = optarg; given |= A_OUTPUT; break;
+		case 'f': o.force = true; given |= A_FORCE; break;
 		case 'K':
 			if (o.nmodules < (int)(sizeof(o.modules) / sizeof(o.modules[0])))
 				o.modules[o.nmodules++] = optarg;
@@ -141,14 +268,20 @@ main(int argc, char **argv)
 		case OPT_JSON: o.json = true; break;
 		case OPT_RAW: o.open_flags |= KVS_O_RAW; break;
 		case OPT_NOVERIFY: o.open_flags |= KVS_O_NOVERIFY; break;
-		case OPT_FORMAT: o.format = optarg; break;
-		case OPT_SORT: o.sort = optarg; break;
-		case OPT_PERCPU: o.percpu = true; break;
-		case OPT_ALL: o.all = true; break;
-		case OPT_TOP: o.top = atoi(optarg); break;
+		case OPT_FORMAT: o.format = optarg; given |= A_FORMAT; break;
+		case OPT_SORT: o.sort = optarg; given |= A_SORT; break;
+		case OPT_PERCPU: o.percpu = true; given |= A_PERCPU; break;
+		case OPT_ALL: o.all = true; given |= A_ALL; break;
+		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
+		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			return usage_error(o.json, "%s needs a value", argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				return usage_error(o.json, "unknown option -%c", optopt);
+			return usage_error(o.json, "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (cmd == NULL && optind < argc)
@@ -157,14 +290,25 @@ main(int argc, char **argv)
 		cmd = "info";
 	o.args = argv + optind;
 	o.nargs = argc - optind;
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, cmd) == 0)
-			c = &commands[i];
+	if (strcmp(cmd, "help") == 0) {
+		if (o.nargs == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if ((c = find_command(o.args[0])) == NULL)
+			return usage_error(o.json, "unknown command '%s'", o.args[0]);
+		printf("usage: kvmstat [-M core] [-N kernel] [--raw] [--no-verify] [--json] %s %s\n"
+		    "  %s\n", c->name, c->usage, c->help);
+		return 0;
+	}
+	c = find_command(cmd);
 	if (c == NULL) {
 		fprintf(stderr, "kvmstat: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
 	}
+	if ((rc = check_options(c, &o, given, top_arg)) != 0)
+		return rc;
 	if (o.core == NULL && o.kernel == NULL) {
 		o.core = KVS_DEFAULT_CORE;
 		o.kernel = KVS_DEFAULT_KERNEL;
