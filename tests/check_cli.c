@@ -151,6 +151,73 @@ START_TEST(defaults_and_usage)
 }
 END_TEST
 
+/* Bad options are errors: exit 2, one line naming the problem, the usage;
+ * under --json the error is a JSON document on stdout. */
+START_TEST(strict_options)
+{
+	static const struct { const char *args, *want; } bad[] = {
+		{ "malloc --sort foo", "--sort must be one of" },
+		{ "profile --top abc", "--top takes a positive number, not 'abc'" },
+		{ "profile --top -5", "--top takes a positive number, not '-5'" },
+		{ "zone --sort name", "zone does not take --sort" },
+		{ "-z -m", "-m and -z cannot be combined" },
+		{ "malloc --format 7", "--format must be one of 5|6|14, not '7'" },
+		{ "info --percpu", "info does not take --percpu" },
+		{ "info stray", "info takes no argument 'stray'" },
+		{ "--bogus info", "unknown option --bogus" },
+		{ "profile --top", "needs a value" },
+		{ "help nosuch", "unknown command 'nosuch'" },
+	};
+	char cmd[4096], *out;
+	size_t i;
+	int st;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s -N %s -M %s %s 2>&1", build_path("analyzers/kvmstat"),
+		    fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.minidump3"),
+		    bad[i].args);
+		out = run_capture(cmd, &st);
+		ck_assert_msg(st == 2, "'%s' exited %d", bad[i].args, st);
+		ck_assert_msg(strstr(out, bad[i].want) != NULL, "'%s' said: %s", bad[i].args, out);
+		ck_assert_msg(strstr(out, "usage: kvmstat") != NULL, "'%s' gave no usage", bad[i].args);
+		free(out);
+	}
+	/* JSON errors on stdout, usage on stderr dropped. */
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s --json malloc --sort foo 2>/dev/null",
+	    build_path("analyzers/kvmstat"), fixture_path("fbsd14/kernel"),
+	    fixture_path("fbsd14/vmcore.minidump3"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 2);
+	{
+		json_error_t je;
+		json_t *j = json_loads(out, 0, &je), *e;
+		ck_assert_msg(j != NULL, "not JSON: %s", out);
+		e = json_object_get(j, "error");
+		ck_assert_ptr_nonnull(e);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "code")), "usage");
+		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")),
+		    "--sort"));
+		json_decref(j);
+	}
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s -N /nonexistent -M %s --json info 2>/dev/null",
+	    build_path("analyzers/kvmstat"), fixture_path("fbsd14/vmcore.minidump3"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 1);
+	ck_assert_ptr_nonnull(strstr(out, "\"open\""));
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent"));
+	free(out);
+	/* Good ones still work; help and --version succeed. */
+	snprintf(cmd, sizeof(cmd), "%s help malloc && %s --version", build_path("analyzers/kvmstat"),
+	    build_path("analyzers/kvmstat"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "--sort name|inuse|memuse|requests"));
+	ck_assert_ptr_nonnull(strstr(out, "kvmstat 0."));
+	free(out);
+}
+END_TEST
+
 /* The generator is deterministic: regenerating from the sources gives the
  * committed fixtures bit for bit (kernels, cores and truth). */
 START_TEST(fixtures_regenerate_identically)
@@ -186,6 +253,7 @@ main(void)
 	tcase_add_loop_test(tc, dmesg_text_and_json, 0, n);
 	tcase_add_test(tc, no_escape_reaches_terminal);
 	tcase_add_test(tc, defaults_and_usage);
+	tcase_add_test(tc, strict_options);
 	tcase_add_test(tc, fixtures_regenerate_identically);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
