@@ -4,7 +4,7 @@
  *
  * Open sequence:
  *   1. kernel ELF (libelf, read-only mmap): its machine picks the
- *      architecture (arch/); symbols now, DWARF lazily;
+ *      architecture (arch/); symbols now, types (BTF, then DWARF) lazily;
  *   2. memory source: the file is opened O_RDONLY and mapped whole, then the
  *      formats are probed in a fixed order (source/source.c); a character
  *      device is live memory.  Probing reads headers only, so the
@@ -340,6 +340,7 @@ kvs_close(kvs_t *kd)
 		return;
 	if (kd->dwarf != NULL)
 		kvs_dwarf_close(kd->dwarf);
+	kvs_btf_close(kd->btf);
 	kvs_modules_close(kd);
 	if (kd->os != NULL && kd->os->close != NULL)
 		kd->os->close(kd);
@@ -572,6 +573,30 @@ kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 
 /* -------------------------------------------------------------- types */
 
+/*
+ * The kernel file's BTF (or its kernel.debug's), opened on first use: NULL
+ * if there is none (FreeBSD kernels), if it cannot be parsed (DWARF then
+ * answers everything, as before), or if the environment says KVS_TYPES=dwarf
+ * (DWARF alone: to compare the two, or to sidestep a BTF problem).
+ */
+static struct kvs_btf *
+need_btf(kvs_t *kd)
+{
+	const char *env;
+	struct kvs_error e;
+
+	if (kd->btf_tried)
+		return kd->btf;
+	kd->btf_tried = true;
+	env = getenv("KVS_TYPES");
+	if (env != NULL && strcmp(env, "dwarf") == 0)
+		return NULL;
+	kerr_clear(&e);
+	if (kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 && kd->debug_elf != NULL)
+		(void)kvs_btf_open_elf(&kd->btf, kd->debug_elf, &e);
+	return kd->btf;
+}
+
 static int
 need_dwarf(kvs_t *kd)
 {
@@ -590,34 +615,62 @@ need_dwarf(kvs_t *kd)
 }
 
 /*
- * Type queries: the kernel's DWARF first, then each module's (a module's
- * private structures, dtrace_probe_t say, exist only in its own debug
- * information).  Only "not found" falls through to the next file.
+ * Type queries: the kernel's BTF first when it has one (milliseconds, where
+ * indexing a vmlinux's DWARF takes seconds), then the kernel's DWARF, then
+ * each module's (a module's private structures, dtrace_probe_t say, exist
+ * only in its own debug information).  Only "not found" falls through to
+ * the next source.  BTF and DWARF give the same answers (types/btf.c); BTF
+ * lacks most variables, which DWARF then answers.
  */
 enum tq { TQ_TYPE, TQ_MEMBER, TQ_VARIABLE };
 
+/* One question to BTF (bt) or, when bt is NULL, to DWARF (d). */
 static int
-one_query(struct kvs_dwarf *d, enum tq q, const char *a, const char *b,
-    struct kvs_typeinfo *ti, struct kvs_error *e)
+one_query(struct kvs_btf *bt, struct kvs_dwarf *d, enum tq q, const char *a,
+    const char *b, struct kvs_typeinfo *ti, struct kvs_error *e)
 {
 	switch (q) {
 	case TQ_TYPE:
-		return kvs_dwarf_type(d, a, ti, e);
+		return bt != NULL ? kvs_btf_type(bt, a, ti, e) : kvs_dwarf_type(d, a, ti, e);
 	case TQ_MEMBER:
-		return kvs_dwarf_member(d, a, b, ti, e);
+		return bt != NULL ? kvs_btf_member(bt, a, b, ti, e) :
+		    kvs_dwarf_member(d, a, b, ti, e);
 	default:
-		return kvs_dwarf_variable(d, a, ti, e);
+		return bt != NULL ? kvs_btf_variable(bt, a, ti, e) :
+		    kvs_dwarf_variable(d, a, ti, e);
 	}
 }
 
 static int
 type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typeinfo *ti)
 {
+	struct kvs_btf *bt = need_btf(kd);
+	struct kvs_error be;
 	unsigned i;
 
-	if (need_dwarf(kd) != 0)
+	if (bt != NULL) {
+		struct kvs_typeinfo t2;
+		struct kvs_error e2;
+
+		kerr_clear(&be);
+		if (one_query(bt, NULL, q, a, b, ti, &be) == 0)
+			return 0;
+		/* A member missing from a type BTF has is missing from the
+		 * kernel (BTF is made from the same DWARF): feature probes
+		 * (kvs_has_member) must not cost a DWARF index. */
+		kerr_clear(&e2);
+		if (q == TQ_MEMBER && be.status == KVS_E_NOTYPE &&
+		    kvs_btf_type(bt, a, &t2, &e2) == 0) {
+			kd->err = be;
+			return -1;
+		}
+	}
+	if (need_dwarf(kd) != 0) {
+		if (bt != NULL)
+			kd->err = be; /* BTF's answer says more than "no DWARF" */
 		return -1;
-	if (one_query(kd->dwarf, q, a, b, ti, &kd->err) == 0)
+	}
+	if (one_query(NULL, kd->dwarf, q, a, b, ti, &kd->err) == 0)
 		return 0;
 	for (i = 0; i < kd->nmods && kd->err.status == KVS_E_NOTYPE; i++) {
 		struct kvs_module *m = &kd->mods[i];
@@ -629,7 +682,7 @@ type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typein
 			if (kvs_dwarf_open(&m->dwarf, m->elf, &e2) != 0)
 				m->dwarf = NULL;
 		}
-		if (m->dwarf != NULL && one_query(m->dwarf, q, a, b, ti, &e2) == 0) {
+		if (m->dwarf != NULL && one_query(NULL, m->dwarf, q, a, b, ti, &e2) == 0) {
 			kerr_clear(&kd->err);
 			return 0;
 		}
@@ -689,7 +742,9 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	di->live = kd->info.live;
 	di->path = kd->core_path;
 	di->kernel = kd->kernel_path;
-	if (need_dwarf(kd) == 0)
+	/* Not worth a DWARF load when BTF answers the types: DWARF's version
+	 * is reported when DWARF is, or was, in use. */
+	if ((need_btf(kd) == NULL || kd->dwarf != NULL) && need_dwarf(kd) == 0)
 		di->dwarf_version = kvs_dwarf_version(kd->dwarf);
 	kerr_clear(&kd->err);
 	return 0;

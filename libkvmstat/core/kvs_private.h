@@ -76,6 +76,10 @@ struct kvs {
 	} tlb[64];
 	unsigned nwarn;                   /* warnings since the last walk began */
 	char warn[KVS_MSG_MAX];           /* the first of them */
+	/* The kernel file's .BTF, asked before DWARF (NULL: none, not yet
+	 * tried, or KVS_TYPES=dwarf). */
+	struct kvs_btf *btf;
+	bool btf_tried;
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);

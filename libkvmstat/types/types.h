@@ -1,6 +1,7 @@
 /*
- * types.h - the kernel image: ELF symbols (symtab.c) and DWARF layouts
- * (dwarf.c).  Both work on a libelf handle the caller owns.
+ * types.h - the kernel image: ELF symbols (symtab.c), DWARF layouts
+ * (dwarf.c) and BTF layouts (btf.c).  All work on a libelf handle the caller
+ * owns.
  */
 #ifndef KVS_TYPES_H
 #define KVS_TYPES_H
@@ -41,5 +42,29 @@ KVS_HIDDEN int kvs_dwarf_member(struct kvs_dwarf *d, const char *type,
 KVS_HIDDEN int kvs_dwarf_variable(struct kvs_dwarf *d, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if unknown */
+
+/* -------------------------------------------------------------------- BTF */
+
+/* The same questions answered from BTF (btf.c, parsed by libbpf), with the
+ * same kvs_typeinfo, type_name spelling and KVS_E_NOTYPE for "not found" as
+ * the kvs_dwarf_* functions; type_name strings are borrowed until
+ * kvs_btf_close.  BTF holds only per-CPU variables: kvs_btf_variable says
+ * KVS_E_NOTYPE for the others. */
+struct kvs_btf;
+/* The .BTF section of elf (which stays owned by the caller; the bytes are
+ * copied).  Returns 0, 1 if the file has no .BTF section (*out NULL, no
+ * error set), or -1 (e set: unreadable or corrupt BTF). */
+KVS_HIDDEN int kvs_btf_open_elf(struct kvs_btf **out, struct Elf *elf,
+    struct kvs_error *e);
+/* BTF bytes from anywhere (a dump's __start_BTF..__stop_BTF); copied. */
+KVS_HIDDEN int kvs_btf_open_mem(struct kvs_btf **out, const void *buf, size_t len,
+    struct kvs_error *e);
+KVS_HIDDEN void kvs_btf_close(struct kvs_btf *b);
+KVS_HIDDEN int kvs_btf_type(struct kvs_btf *b, const char *type,
+    struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_member(struct kvs_btf *b, const char *type,
+    const char *path, struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_variable(struct kvs_btf *b, const char *var,
+    struct kvs_typeinfo *ti, struct kvs_error *e);
 
 #endif
