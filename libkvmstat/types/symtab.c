@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "kvs_private.h"
 
 struct sym {
@@ -26,23 +27,10 @@ struct sym {
 struct kvs_symtab {
 	struct sym *syms;       /* defined symbols, table order */
 	size_t nsyms;
-	uint32_t *hash;         /* open addressing: index+1 into syms, 0 = empty */
-	size_t hmask;
+	struct kvs_htab byname; /* name -> index+1 into syms (the winner) */
 	uint32_t *byaddr;       /* indexes of FUNC/OBJECT symbols sorted by value */
 	size_t naddr;
 };
-
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-
-	while (*s != '\0') {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 static bool
 better(const struct sym *cand, const struct sym *cur)
@@ -51,56 +39,89 @@ better(const struct sym *cand, const struct sym *cur)
 	return cur->bind == STB_LOCAL && cand->bind != STB_LOCAL;
 }
 
+/* Index symbol idx under its name; room was reserved, so this cannot fail. */
 static void
 hash_insert(struct kvs_symtab *st, uint32_t idx)
 {
-	size_t i = name_hash(st->syms[idx].name) & st->hmask;
+	const char *name = st->syms[idx].name;
+	uint64_t h = kvs_fnv1a(name);
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	for (;; i = (i + 1) & st->hmask) {
-		uint32_t cur = st->hash[i];
-		if (cur == 0) {
-			st->hash[i] = idx + 1;
-			return;
-		}
-		if (strcmp(st->syms[cur - 1].name, st->syms[idx].name) == 0) {
-			if (better(&st->syms[idx], &st->syms[cur - 1]))
-				st->hash[i] = idx + 1;
+	for (v = kvs_htab_first(&st->byname, h, &p); v != 0;
+	    v = kvs_htab_next(&st->byname, &p)) {
+		if (strcmp(st->syms[v - 1].name, name) == 0) {
+			if (better(&st->syms[idx], &st->syms[v - 1]))
+				kvs_htab_replace(&st->byname, &p, idx + 1);
 			return;
 		}
 	}
+	(void)kvs_htab_add(&st->byname, h, idx + 1);
 }
 
 static const struct sym *
 hash_find(const struct kvs_symtab *st, const char *name)
 {
-	size_t i = name_hash(name) & st->hmask;
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	for (;; i = (i + 1) & st->hmask) {
-		uint32_t cur = st->hash[i];
-		if (cur == 0)
-			return NULL;
-		if (strcmp(st->syms[cur - 1].name, name) == 0)
-			return &st->syms[cur - 1];
-	}
+	for (v = kvs_htab_first(&st->byname, kvs_fnv1a(name), &p); v != 0;
+	    v = kvs_htab_next(&st->byname, &p))
+		if (strcmp(st->syms[v - 1].name, name) == 0)
+			return &st->syms[v - 1];
+	return NULL;
 }
 
-static const struct kvs_symtab *sort_ctx;
+/* What the address order needs of a symbol, copied out so the comparison
+ * is self-contained (no context pointer, no file-scope state) and the sort
+ * streams through 16-byte records instead of chasing indexes. */
+struct addr_key {
+	uint64_t value;
+	uint32_t idx;
+	bool sized, local;
+};
 
 static int
 cmp_addr(const void *a, const void *b)
 {
-	const struct sym *x = &sort_ctx->syms[*(const uint32_t *)a];
-	const struct sym *y = &sort_ctx->syms[*(const uint32_t *)b];
+	const struct addr_key *x = a, *y = b;
 
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
 	/* Prefer sized, global symbols at equal addresses: they sort last so
 	 * the binary search (last <= addr) lands on them. */
-	if ((x->size != 0) != (y->size != 0))
-		return x->size != 0 ? 1 : -1;
-	if ((x->bind == STB_LOCAL) != (y->bind == STB_LOCAL))
-		return x->bind == STB_LOCAL ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	if (x->sized != y->sized)
+		return x->sized ? 1 : -1;
+	if (x->local != y->local)
+		return x->local ? -1 : 1;
+	/* Table order breaks the remaining ties: a total order, so the result
+	 * does not depend on the sort algorithm. */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Fill st->byaddr with the FUNC/OBJECT symbols in address order.  0 or -1
+ * (out of memory). */
+static int
+sort_by_addr(struct kvs_symtab *st)
+{
+	struct addr_key *k;
+	size_t i, n = 0;
+
+	k = malloc((st->nsyms ? st->nsyms : 1) * sizeof(*k));
+	if (k == NULL)
+		return -1;
+	for (i = 0; i < st->nsyms; i++) {
+		const struct sym *s = &st->syms[i];
+		if (s->type == STT_FUNC || s->type == STT_OBJECT)
+			k[n++] = (struct addr_key){ s->value, (uint32_t)i,
+			    s->size != 0, s->bind == STB_LOCAL };
+	}
+	qsort(k, n, sizeof(*k), cmp_addr);
+	for (i = 0; i < n; i++)
+		st->byaddr[i] = k[i].idx;
+	st->naddr = n;
+	free(k);
+	return 0;
 }
 
 int
@@ -118,7 +139,7 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 	GElf_Shdr shdr, symshdr;
 	struct kvs_symtab *st;
 	Elf_Data *data;
-	size_t n, i, hsize;
+	size_t n, i;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &shdr) != NULL && shdr.sh_type == SHT_SYMTAB) {
@@ -167,23 +188,14 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 		    (unsigned char)GELF_ST_BIND(s.st_info), (unsigned char)type };
 	}
 
-	for (hsize = 16; hsize < st->nsyms * 2; hsize <<= 1)
-		;
-	st->hmask = hsize - 1;
-	st->hash = calloc(hsize, sizeof(*st->hash));
 	st->byaddr = calloc(st->nsyms ? st->nsyms : 1, sizeof(*st->byaddr));
-	if (st->hash == NULL || st->byaddr == NULL) {
+	if (kvs_htab_reserve(&st->byname, st->nsyms) != 0 || st->byaddr == NULL ||
+	    sort_by_addr(st) != 0) {
 		kvs_symtab_free(st);
 		return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
 	}
-	for (i = 0; i < st->nsyms; i++) {
+	for (i = 0; i < st->nsyms; i++)
 		hash_insert(st, (uint32_t)i);
-		if (st->syms[i].type == STT_FUNC || st->syms[i].type == STT_OBJECT)
-			st->byaddr[st->naddr++] = (uint32_t)i;
-	}
-	sort_ctx = st;
-	qsort(st->byaddr, st->naddr, sizeof(*st->byaddr), cmp_addr);
-	sort_ctx = NULL;
 	*out = st;
 	return 0;
 }
@@ -194,7 +206,7 @@ kvs_symtab_free(struct kvs_symtab *st)
 	if (st == NULL)
 		return;
 	free(st->syms);
-	free(st->hash);
+	kvs_htab_free(&st->byname);
 	free(st->byaddr);
 	free(st);
 }
