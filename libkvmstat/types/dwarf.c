@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "kvs_private.h"
 
 /* Guards against malformed (cyclic) type chains. */
@@ -55,95 +56,64 @@
 
 /* ------------------------------------------------------------ hash map */
 
+/* String -> one record, over the library's shared table (hashtab.h): the
+ * records sit in a dense array and the table holds index + 1, so a slot is
+ * 8 bytes and growing the table moves no record.  A pointer returned by hm_find or
+ * hm_add stays valid until the next hm_add on the same map (the array may
+ * move). */
 struct hent {
-	const char *key;   /* NULL: empty slot */
-	uint32_t hash;
+	const char *key;
 	bool decl;         /* index: this entry is only a declaration */
 	Dwarf_Off off;     /* index: DIE offset */
 	void *val;         /* cache: struct centry * */
 };
 
 struct hmap {
-	struct hent *tab;
-	size_t cap, n;     /* cap is 0 or a power of two */
+	struct hent *ent;  /* [n], room for cap */
+	size_t n, cap;
+	struct kvs_htab tab;
 	bool own_keys;
 };
-
-static uint32_t
-hash_str(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	while (*s != '\0') {
-		h ^= (uint8_t)*s++;
-		h *= 16777619u;
-	}
-	return h;
-}
 
 static struct hent *
 hm_find(const struct hmap *m, const char *key)
 {
-	uint32_t h;
-	size_t i;
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	if (m->cap == 0)
-		return NULL;
-	h = hash_str(key);
-	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		struct hent *he = &m->tab[i];
-		if (he->key == NULL)
-			return NULL;
-		if (he->hash == h && strcmp(he->key, key) == 0)
-			return he;
-	}
-}
-
-static int
-hm_grow(struct hmap *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
-	struct hent *nt = calloc(ncap, sizeof(*nt));
-
-	if (nt == NULL)
-		return -1;
-	for (i = 0; i < m->cap; i++) {
-		if (m->tab[i].key == NULL)
-			continue;
-		for (j = m->tab[i].hash & (ncap - 1); nt[j].key != NULL;
-		    j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = m->tab[i];
-	}
-	free(m->tab);
-	m->tab = nt;
-	m->cap = ncap;
-	return 0;
+	for (v = kvs_htab_first(&m->tab, kvs_fnv1a(key), &p); v != 0;
+	    v = kvs_htab_next(&m->tab, &p))
+		if (strcmp(m->ent[v - 1].key, key) == 0)
+			return &m->ent[v - 1];
+	return NULL;
 }
 
 /* Insert a key that is known to be absent.  With own_keys the key is
- * copied.  Returns the new zeroed entry, or NULL (ENOMEM). */
+ * copied.  Returns the new zeroed entry, or NULL (ENOMEM; the map is
+ * unchanged). */
 static struct hent *
 hm_add(struct hmap *m, const char *key)
 {
 	struct hent *he;
-	uint32_t h = hash_str(key);
-	size_t i;
+	char *k = NULL;
 
-	if ((m->n + 1) * 2 > m->cap && hm_grow(m) != 0)
-		return NULL;
-	for (i = h & (m->cap - 1); m->tab[i].key != NULL; i = (i + 1) & (m->cap - 1))
-		;
-	he = &m->tab[i];
-	if (m->own_keys) {
-		char *k = strdup(key);
-		if (k == NULL)
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 32;
+		struct hent *ne = realloc(m->ent, ncap * sizeof(*ne));
+		if (ne == NULL)
 			return NULL;
-		he->key = k;
-	} else
-		he->key = key;
-	he->hash = h;
-	m->n++;
+		m->ent = ne;
+		m->cap = ncap;
+	}
+	if (m->own_keys && (k = strdup(key)) == NULL)
+		return NULL;
+	if (kvs_htab_add(&m->tab, kvs_fnv1a(key), (uint32_t)(m->n + 1)) != 0) {
+		free(k);
+		return NULL;
+	}
+	he = &m->ent[m->n++];
+	memset(he, 0, sizeof(*he));
+	he->key = m->own_keys ? k : key;
 	return he;
 }
 
@@ -152,15 +122,14 @@ hm_free(struct hmap *m, void (*freeval)(void *))
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->tab[i].key == NULL)
-			continue;
+	for (i = 0; i < m->n; i++) {
 		if (freeval != NULL)
-			freeval(m->tab[i].val);
+			freeval(m->ent[i].val);
 		if (m->own_keys)
-			free((char *)m->tab[i].key);
+			free((char *)m->ent[i].key);
 	}
-	free(m->tab);
+	free(m->ent);
+	kvs_htab_free(&m->tab);
 	memset(m, 0, sizeof(*m));
 }
 
