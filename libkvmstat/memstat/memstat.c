@@ -3,6 +3,7 @@
  * slots and refresh bookkeeping (see memstat_internal.h for the design).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,17 @@ _Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
 
 _Thread_local unsigned long mtl_alloc_events;
 
-static size_t zone_count;
-static size_t zone_sizes[MEMSTAT_ZONES_MAX];
+/* The table behind FreeBSD's memstat_malloc_zone_get_*(), which take no
+ * list: the one process-wide variable of the library (memstat.h documents
+ * the exception).  Lists keep their own table; a successful malloc refresh
+ * copies its list's table here under the lock, so readers in other threads
+ * never see one half-written.  A mutex rather than an atomic pointer: the
+ * table is small and copied, so nothing published ever has to be freed
+ * while a reader might hold it. */
+static struct {
+	pthread_mutex_t lock;
+	struct mtl_zones z;
+} published = { PTHREAD_MUTEX_INITIALIZER, { 0, { 0 } } };
 
 static void *
 xcalloc(size_t n, size_t sz)
@@ -117,7 +127,8 @@ memstat_mtl_free(struct memory_type_list *list)
 		next = mt->mt_next;
 		free_entry(mt);
 	}
-	free(list->mtl_hash);
+	kvs_htab_free(&list->mtl_hash);
+	free(list->mtl_byidx);
 	free(list);
 }
 
@@ -135,60 +146,71 @@ memstat_mtl_count(struct memory_type_list *list)
 
 /* ------------------------------------------------------------------ hash */
 
-static size_t
-slot_of(const struct memory_type_list *l, int allocator, uint64_t kaddr)
+/* The table mixes the hash itself (hashtab.h), so the identity goes in raw;
+ * the allocator goes into the top byte, which all kernel addresses share. */
+static inline uint64_t
+ident(int allocator, uint64_t kaddr)
 {
-	uint64_t h = (kaddr ^ (uint64_t)allocator << 56) * 0x9E3779B97F4A7C15ULL;
-	return (size_t)(h >> 20) & l->mtl_hmask;
-}
-
-static void
-hash_put(struct memory_type_list *l, struct memory_type *mt)
-{
-	size_t i = slot_of(l, mt->mt_allocator, mt->mt_kaddr);
-
-	while (l->mtl_hash[i] != NULL)
-		i = (i + 1) & l->mtl_hmask;
-	l->mtl_hash[i] = mt;
-}
-
-/* Re-index every entry with room for `need` entries at load <= 1/2.  The
- * table only grows: after removals (sweep, abort) it is refilled in place,
- * so those paths allocate nothing and cannot fail half-way with stale
- * pointers left in the table. */
-static int
-hash_rebuild(struct memory_type_list *l, size_t need)
-{
-	size_t size = 64;
-	struct memory_type *mt;
-
-	while (size < need * 2)
-		size <<= 1;
-	if (l->mtl_hash == NULL || size > l->mtl_hmask + 1) {
-		struct memory_type **h = xcalloc(size, sizeof(*h));
-		if (h == NULL)
-			return -1;
-		free(l->mtl_hash);
-		l->mtl_hash = h;
-		l->mtl_hmask = size - 1;
-	} else
-		memset(l->mtl_hash, 0, (l->mtl_hmask + 1) * sizeof(*l->mtl_hash));
-	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
-		hash_put(l, mt);
-	return 0;
+	return kaddr ^ (uint64_t)allocator << 56;
 }
 
 static struct memory_type *
 hash_get(const struct memory_type_list *l, int allocator, uint64_t kaddr)
 {
-	size_t i;
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	if (l->mtl_hash == NULL)
-		return NULL;
-	for (i = slot_of(l, allocator, kaddr); l->mtl_hash[i] != NULL; i = (i + 1) & l->mtl_hmask)
-		if (l->mtl_hash[i]->mt_kaddr == kaddr && l->mtl_hash[i]->mt_allocator == allocator)
-			return l->mtl_hash[i];
+	for (v = kvs_htab_first(&l->mtl_hash, ident(allocator, kaddr), &p); v != 0;
+	    v = kvs_htab_next(&l->mtl_hash, &p)) {
+		struct memory_type *mt = l->mtl_byidx[v - 1];
+		if (mt->mt_kaddr == kaddr && mt->mt_allocator == allocator)
+			return mt;
+	}
 	return NULL;
+}
+
+/* Room in the hash and the index array for `need` entries, so that adding
+ * the entry that needs it cannot fail half-way.  Both only grow. */
+static int
+hash_room(struct memory_type_list *l, size_t need)
+{
+	unsigned long before = l->mtl_hash.nalloc;
+	int rc;
+
+	if (need > l->mtl_capidx) {
+		size_t cap = l->mtl_capidx ? l->mtl_capidx * 2 : 64;
+		struct memory_type **a = xrealloc(l->mtl_byidx, cap * sizeof(*a));
+		if (a == NULL)
+			return -1;
+		l->mtl_byidx = a;
+		l->mtl_capidx = cap;
+	}
+	rc = kvs_htab_reserve(&l->mtl_hash, need);
+	mtl_alloc_events += l->mtl_hash.nalloc - before;
+	return rc;
+}
+
+/* Append mt to the index; hash_room() made space. */
+static void
+hash_put(struct memory_type_list *l, struct memory_type *mt, size_t idx)
+{
+	l->mtl_byidx[idx] = mt;
+	(void)kvs_htab_add(&l->mtl_hash, ident(mt->mt_allocator, mt->mt_kaddr),
+	    (uint32_t)(idx + 1));
+}
+
+/* Re-index the entries after removals (sweep, abort).  The table and the
+ * array keep their size, so this allocates nothing and cannot fail: no
+ * stale pointer can be left behind by a half-done rebuild. */
+static void
+hash_reindex(struct memory_type_list *l)
+{
+	struct memory_type *mt;
+	size_t i = 0;
+
+	kvs_htab_clear(&l->mtl_hash);
+	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
+		hash_put(l, mt, i++);
 }
 
 static void
@@ -217,8 +239,8 @@ memstat_mtl_sweep(struct memory_type_list *list)
 			n++;
 		}
 	}
-	if (n > 0 && list->mtl_hash != NULL)
-		(void)hash_rebuild(list, 0);           /* in place: cannot fail */
+	if (n > 0)
+		hash_reindex(list);
 	return n;
 }
 
@@ -332,10 +354,8 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 
 	*is_new = 0;
 	if (mt == NULL) {
-		if ((l->mtl_count + 1) * 2 > l->mtl_hmask + 1 || l->mtl_hash == NULL) {
-			if (hash_rebuild(l, l->mtl_count + 1) != 0)
-				goto nomem;
-		}
+		if (hash_room(l, l->mtl_count + 1) != 0)
+			goto nomem;
 		mt = xcalloc(1, sizeof(*mt));
 		if (mt == NULL || grow_cpus(mt, l->mtl_maxcpus) != 0) {
 			if (mt != NULL)
@@ -351,8 +371,8 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 		if (l->mtl_head != NULL)
 			l->mtl_head->mt_prev = mt;
 		l->mtl_head = mt;
+		hash_put(l, mt, l->mtl_count);
 		l->mtl_count++;
-		hash_put(l, mt);
 		*is_new = 1;
 	}
 	if (mt->mt_seen_gen != l->mtl_gen) {
@@ -386,6 +406,15 @@ mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey)
 	mt->mt_namekey = namekey;
 }
 
+static void
+publish(const struct mtl_zones *z)
+{
+	pthread_mutex_lock(&published.lock);
+	published.z.n = z->n;
+	memcpy(published.z.size, z->size, z->n * sizeof(z->size[0]));
+	pthread_mutex_unlock(&published.lock);
+}
+
 void
 mtl_refresh_commit(struct memory_type_list *l, int allocator)
 {
@@ -394,6 +423,12 @@ mtl_refresh_commit(struct memory_type_list *l, int allocator)
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
 		if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
 			mt->mt_vanished = true;
+	/* The zone table goes with the entries whose size masks index it. */
+	if (allocator == ALLOCATOR_MALLOC && l->mtl_zones_staged) {
+		l->mtl_zones = l->mtl_zones_new;
+		l->mtl_zones_staged = false;
+		publish(&l->mtl_zones);
+	}
 }
 
 void
@@ -430,30 +465,70 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	}
 	if (removed)
-		(void)hash_rebuild(l, 0);               /* in place: cannot fail */
+		hash_reindex(l);
+	if (allocator == ALLOCATOR_MALLOC)
+		l->mtl_zones_staged = false;
 	l->mtl_error = error;
+}
+
+static void
+zones_fill(struct mtl_zones *z, const size_t *sizes, size_t n)
+{
+	if (n > MEMSTAT_ZONES_MAX)
+		n = MEMSTAT_ZONES_MAX;
+	if (n > 0)
+		memcpy(z->size, sizes, n * sizeof(*sizes));
+	z->n = n;
+}
+
+void
+mtl_set_list_zones(struct memory_type_list *l, const size_t *sizes, size_t n)
+{
+	zones_fill(&l->mtl_zones_new, sizes, n);
+	l->mtl_zones_staged = true;
 }
 
 void
 mtl_set_zones(const size_t *sizes, size_t n)
 {
-	if (n > MEMSTAT_ZONES_MAX)
-		n = MEMSTAT_ZONES_MAX;
-	if (n > 0)
-		memcpy(zone_sizes, sizes, n * sizeof(*sizes));
-	zone_count = n;
+	struct mtl_zones z;
+
+	zones_fill(&z, sizes, n);
+	publish(&z);
 }
 
 size_t
 memstat_malloc_zone_get_count(void)
 {
-	return zone_count;
+	size_t n;
+
+	pthread_mutex_lock(&published.lock);
+	n = published.z.n;
+	pthread_mutex_unlock(&published.lock);
+	return n;
 }
 
 size_t
 memstat_malloc_zone_get_size(size_t n)
 {
-	return n < zone_count ? zone_sizes[n] : (size_t)-1;
+	size_t sz;
+
+	pthread_mutex_lock(&published.lock);
+	sz = n < published.z.n ? published.z.size[n] : (size_t)-1;
+	pthread_mutex_unlock(&published.lock);
+	return sz;
+}
+
+size_t
+memstat_mtl_malloc_zone_count(const struct memory_type_list *list)
+{
+	return list->mtl_zones.n;
+}
+
+size_t
+memstat_mtl_malloc_zone_size(const struct memory_type_list *list, size_t n)
+{
+	return n < list->mtl_zones.n ? list->mtl_zones.size[n] : (size_t)-1;
 }
 
 int

@@ -5,19 +5,23 @@
  * Design story.  libmemstat finds entries by (allocator, name) with a linear
  * search, re-reads every name byte by byte, and empties the whole list when
  * a read fails.  Here an entry's identity is (allocator, kernel address of
- * its malloc_type / uma_zone), found through an open-addressing hash, so a
- * refresh is O(n), duplicate names stay separate rows, and a name is only
- * re-read when its kernel pointer changed.  When a refresh first touches an
- * entry it snapshots the library-owned scalar counters into space kept with
+ * its malloc_type / uma_zone), found through the library's hash table
+ * (hashtab.h: identity -> index + 1 into mtl_byidx), so a refresh is O(n),
+ * duplicate names stay separate rows, and a name is only re-read when its
+ * kernel pointer changed.  When a refresh first touches an entry it
+ * snapshots the library-owned scalar counters into space kept with
  * the entry; a failed refresh restores the entries it touched (their name
  * too, if it changed) and drops those it created, so the caller keeps the
  * last good picture.  Per-CPU counters are not copied: each entry has two
  * banks and a refresh writes the one not shown.  Once every kernel object
  * has its entry, a refresh allocates nothing (mtl_alloc_events counts the
- * library's allocations so tests can check this).
+ * library's allocations so tests can check this).  The hash and its index
+ * array only grow: removals (sweep, abort) re-index the survivors in place,
+ * which allocates nothing and cannot fail.
  *
  * Protocol, per allocator (one refresh at a time per list):
  *
+ *   (malloc only) mtl_set_list_zones(l, sizes, n);   (staged, see below)
  *   if (mtl_refresh_begin(l, ALLOCATOR_X, maxcpus) != 0)
  *           return -1;                       (error set; nothing touched)
  *   for each kernel object at kaddr:
@@ -46,9 +50,12 @@
  * commit: entries of the allocator not seen are marked vanished and keep the
  *         values of the last refresh that saw them; memstat_mtl_sweep()
  *         removes them at the caller's request.
+ *         A malloc commit also makes the staged zone table the list's own
+ *         and publishes it to memstat_malloc_zone_get_*().
  * abort:  sets mtl_error; entries created by this refresh are freed, touched
  *         ones get back counters, bank, name, maxcpus, ndomains and the
- *         vanished and per-CPU-valid flags.
+ *         vanished and per-CPU-valid flags.  A staged zone table is dropped:
+ *         the list keeps the one of its last good malloc refresh.
  *         Entries of other allocators are never touched.
  * Per-row problems that do not fail a refresh (a skipped type, an
  * inconsistent bucket) go to kvs_warn() on the handle: see kvs_warnings().
@@ -59,6 +66,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hashtab.h"
 #include "kvs_private.h"
 #include "memstat.h"
 
@@ -147,15 +155,26 @@ struct memory_type {
 	uint64_t mt_saved_namekey;
 };
 
+/* A malloc(9) zone-size table (kmemzones), sentinel included. */
+struct mtl_zones {
+	size_t n;
+	size_t size[MEMSTAT_ZONES_MAX];
+};
+
 struct memory_type_list {
 	struct memory_type *mtl_head;
 	int mtl_error;
 	size_t mtl_count;
-	struct memory_type **mtl_hash;  /* open addressing on (allocator, kaddr) */
-	size_t mtl_hmask;
+	struct kvs_htab mtl_hash;       /* (allocator, kaddr) -> index + 1 ... */
+	struct memory_type **mtl_byidx; /* ... into this: [mtl_count], room for
+	                                 * mtl_capidx; no particular order */
+	size_t mtl_capidx;
 	uint64_t mtl_gen;
 	unsigned mtl_maxcpus;
 	bool mtl_nopercpu;              /* memstat_mtl_set_percpu(list, 0) */
+	bool mtl_zones_staged;          /* mtl_zones_new awaits a malloc commit */
+	struct mtl_zones mtl_zones;     /* of the last good malloc refresh */
+	struct mtl_zones mtl_zones_new;
 };
 
 KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus);
@@ -164,9 +183,15 @@ KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int alloca
 KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey);
 KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
 KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
-/* The malloc(9) zone sizes behind memstat_malloc_zone_get_*() (process-
- * global, as in libmemstat); n = 0 clears them, n is capped at
- * MEMSTAT_ZONES_MAX. */
+/* The malloc(9) zone sizes a malloc refresh of l read, n capped at
+ * MEMSTAT_ZONES_MAX (n = 0: the kernel has no table).  Staged until
+ * mtl_refresh_commit(l, ALLOCATOR_MALLOC), which makes them the list's
+ * (memstat_mtl_malloc_zone_*) and publishes them process-wide
+ * (memstat_malloc_zone_get_*); mtl_refresh_abort drops them. */
+KVS_HIDDEN void mtl_set_list_zones(struct memory_type_list *l, const size_t *sizes,
+    size_t n);
+/* Publish zone sizes process-wide at once, bypassing any list: for callers
+ * with no list at hand.  The list's own table is left alone. */
 KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
 /* Allocations made by memstat.c (entries, per-CPU banks, hash tables) in
  * the calling thread. */

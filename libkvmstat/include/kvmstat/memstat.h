@@ -78,12 +78,23 @@ int memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle);
 int memstat_kvm_malloc_layout(void *kvm_handle);
 int memstat_kvm_vmstat_format(void *kvm_handle, int allocator);
 
-/* malloc(9) zone table read by the last memstat_kvm_malloc(), on any
- * list (process-global, as in FreeBSD).  get_size returns (size_t)-1 for
- * n >= get_count(); zone_used is bit n of the entry's size mask. */
+/* malloc(9) zone table.  The library's single exception to "all state
+ * lives in a handle or a list": FreeBSD's get_count/get_size take no list,
+ * so they read a process-wide copy of the table of the last successful
+ * memstat_kvm_malloc(), on any list and in any thread.  Reading it is
+ * thread-safe, but with several kernels it is whichever was refreshed
+ * last; new code should use the per-list extensions below.  get_size
+ * returns (size_t)-1 for n >= get_count(); zone_used is bit n of the
+ * entry's size mask. */
 size_t memstat_malloc_zone_get_count(void);
 size_t memstat_malloc_zone_get_size(size_t n);
 int memstat_malloc_zone_used(const struct memory_type *mtp, size_t n);
+/* Extensions: the same table as read by the last successful
+ * memstat_kvm_malloc() on this list (a failed one keeps the previous
+ * table); 0 entries before the first.  zone_size returns (size_t)-1 for
+ * n >= zone_count(list). */
+size_t memstat_mtl_malloc_zone_count(const struct memory_type_list *list);
+size_t memstat_mtl_malloc_zone_size(const struct memory_type_list *list, size_t n);
 
 /* Accessors */
 const char *memstat_get_name(const struct memory_type *mtp);
