@@ -31,7 +31,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SCRIPT_VERSION=3
+SCRIPT_VERSION=4
 
 OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0
 while [ $# -gt 0 ]; do
@@ -151,7 +151,7 @@ SERIAL=$OUTDIR/serial.log
 APPEND="console=ttyS0 profile=2 quiet panic=-1"
 [ $KASLR = 0 ] && APPEND="$APPEND nokaslr"
 [ $LIVE = 1 ] && APPEND="$APPEND lc_live=1"
-qmp() { python3 "$KVS_LINUX_DIR/qmp.py" "$QMP" "$@"; }
+qmp() { "$PY" "$KVS_LINUX_DIR/qmp.py" "$QMP" "$@"; }
 
 boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	local attempt=$1 t0 ready=0
@@ -240,7 +240,9 @@ fi
 
 # --- stop and dump --------------------------------------------------------
 STEP="qmp stop"
+t0=$(now)
 qmp stop >/dev/null || fail "QMP stop"
+timing "qmp stop" "$(elapsed "$t0")"
 rm -f "$OUTDIR"/vmcore.* "$OUTDIR/mem.ram"
 if [ $LIVE = 1 ]; then
 	STEP="copy RAM file"
@@ -271,7 +273,7 @@ QEMU_PID=
 STEP="ground truth"
 rm -rf "$OUTDIR/gt"
 tar -C "$OUTDIR" -xf "$OUTDIR/gt.img" || fail "extracting gt.img"
-python3 "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
+"$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
 	===LC_SLABINFO_BEGIN=== ===LC_SLABINFO_END=== "$OUTDIR/slabinfo.final" || fail "slabinfo.final"
 head -n 1 "$OUTDIR/slabinfo.final" | grep -q '^slabinfo - version' || fail "slabinfo.final is garbled"
 
@@ -284,12 +286,12 @@ timing "makedumpfile -R" "$(elapsed "$t0")"
 
 STEP="fill utsname"
 UTS_VERSION=${KBUILD#* }          # "#1 SMP PREEMPT_DYNAMIC Debian ..."
-python3 "$KVS_LINUX_DIR/dumptools.py" fill-uts "$OUTDIR/vmcore.kdump-zlib" "$OUTDIR/vmcore.kdump-zlib.uts" \
+"$PY" "$KVS_LINUX_DIR/dumptools.py" fill-uts "$OUTDIR/vmcore.kdump-zlib" "$OUTDIR/vmcore.kdump-zlib.uts" \
 	"$KVER" "$UTS_VERSION" || fail "filling the kdump header utsname"
 
 STEP="move phdrs"
 t0=$(now)
-python3 "$KVS_LINUX_DIR/dumptools.py" move-phdrs "$OUTDIR/vmcore.elf" "$WORK/vmcore.elf-phdr64" ||
+"$PY" "$KVS_LINUX_DIR/dumptools.py" move-phdrs "$OUTDIR/vmcore.elf" "$WORK/vmcore.elf-phdr64" ||
 	fail "moving the program headers"
 timing "move phdrs" "$(elapsed "$t0")"
 mdf() {  # mdf NAME FLAGS...
@@ -314,6 +316,7 @@ rm -f "$WORK/vmcore.elf-phdr64"
 STEP=finish
 timing total "$(elapsed "$T_ALL")"
 for f in "${OUTPUTS[@]}"; do [ -s "$OUTDIR/$f" ] || fail "$f missing at the end"; done
+chmod a+r "$OUTDIR"/vmcore.* "$OUTDIR"/mem.ram 2>/dev/null || true   # QEMU writes 0400
 (cd "$OUTDIR" && ls -l "${OUTPUTS[@]}" >"$OUTDIR/files.txt")
 stamp_text >"$STAMP"
 log "capture: done: $OUTDIR"

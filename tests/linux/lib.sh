@@ -4,6 +4,11 @@
 
 KVS_LINUX_CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
 KVS_LINUX_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Debian's interpreter: python3-drgn lives there, and a pyenv shim first in
+# PATH costs seconds per start on a loaded machine.
+if [ -z "${PY:-}" ]; then
+	if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
+fi
 
 log()  { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die()  { printf '[%s] FAILED: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
@@ -38,7 +43,7 @@ kvs_paths() {
 # at 0x20e is an offset from 0x200), e.g.
 # "6.1.0-56-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.192-2 (2025-..)"
 bzimage_version() {
-	python3 - "$1" <<'EOF'
+	"$PY" - "$1" <<'EOF'
 import struct, sys
 with open(sys.argv[1], 'rb') as f:
     b = f.read(65536)
@@ -51,7 +56,7 @@ EOF
 # "Linux version ..." banner from a vmlinux: linux_banner's bytes, found
 # through the ELF symbol table (a grep of the 633 MB file takes 5 s).
 vmlinux_banner() {
-	python3 - "$1" <<'EOF'
+	"$PY" - "$1" <<'EOF'
 import struct, sys
 f = open(sys.argv[1], 'rb')
 eh = f.read(64)

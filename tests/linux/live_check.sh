@@ -21,7 +21,7 @@ mkdir -p "$L"
 
 # 1. the heartbeat text moves in guest RAM (it lives in a tmpfs page)
 hb() {
-	python3 - "$KVS_LIVE_RAM" <<'EOF'
+	"$PY" - "$KVS_LIVE_RAM" <<'EOF'
 import mmap, re, sys
 with open(sys.argv[1], 'rb') as f:
     mm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)

@@ -15,6 +15,7 @@ set -euo pipefail
 DUMP=$1 VMLINUX=$2 RAW=${3:-}
 command -v crash >/dev/null || { echo "oracle_crash: crash is not installed (tests/linux/setup.sh)" >&2; exit 1; }
 
+PY=${PY:-/usr/bin/python3}; [ -x "$PY" ] || PY=python3
 tmp=$(mktemp -d /tmp/kvs-crash.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf 'kmem -s\nquit\n' >"$tmp/cmds"
@@ -22,7 +23,7 @@ EXTRA=()
 case "$DUMP" in
 *.ram)	# a raw guest-RAM file (offset = phys): crash's ramdump form FILE@0 needs
 	# KERNELOFFSET and phys_base, taken from the VMCOREINFO note in the RAM
-	read -r -a EXTRA < <(python3 "$(dirname "$0")/dumptools.py" ram-vmcoreinfo "$DUMP") ||
+	read -r -a EXTRA < <("$PY" "$(dirname "$0")/dumptools.py" ram-vmcoreinfo "$DUMP") ||
 		{ echo "oracle_crash: no VMCOREINFO in $DUMP" >&2; exit 1; }
 	DUMP=$DUMP@0 ;;
 esac

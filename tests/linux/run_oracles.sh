@@ -60,11 +60,11 @@ cat "$M"
 echo
 if [ -s "$CAP/mem.ram" ]; then
 	printf 'mem.ram vs vmcore.elf RAM segments: '
-	python3 "$KVS_LINUX_DIR/dumptools.py" ram-vs-elf "$CAP/mem.ram" "$CAP/vmcore.elf" | tee "$O/ram_vs_elf.json" ||
+	"$PY" "$KVS_LINUX_DIR/dumptools.py" ram-vs-elf "$CAP/mem.ram" "$CAP/vmcore.elf" | tee "$O/ram_vs_elf.json" ||
 		{ echo "run_oracles: mem.ram differs from vmcore.elf" >&2; unexpected=1; }
 	echo
 fi
 rc=0
-python3 "$KVS_LINUX_DIR/compare.py" "$CAP" --json "$O/summary.json" | tee "$O/compare.txt" || rc=$?
+"$PY" "$KVS_LINUX_DIR/compare.py" "$CAP" --json "$O/summary.json" | tee "$O/compare.txt" || rc=$?
 [ $unexpected = 0 ] || { echo "run_oracles: a tool did better or worse than expected on some file (matrix above)" >&2; [ $rc != 0 ] || rc=2; }
 exit $rc
