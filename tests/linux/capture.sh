@@ -161,6 +161,7 @@ boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	if [ $LIVE = 1 ]; then
 		SHM_RAM=/dev/shm/kvs-live-$$.ram
 		rm -f "$SHM_RAM"
+		# shellcheck disable=SC2054  # commas are QEMU option syntax
 		mem=(-object "memory-backend-file,id=mem,size=512M,mem-path=$SHM_RAM,share=on"
 			-machine pc,memory-backend=mem)
 	fi

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # the variables are for the scripts that source this
 # Shared helpers for tests/linux/*.sh. Source it; it defines functions and
 # a few variables only, it runs nothing.
 
