@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# shellcheck disable=SC2187,SC3045,SC2216  # busybox ash: read -t exists; the piped sleeps are the point
+# shellcheck disable=SC2187,SC3045,SC2216,SC2034  # busybox ash: read -t exists; the piped sleeps are the point
 # /init of the capture initramfs (tests/linux/capture.sh copies it in).
 # Runs under busybox ash as PID 1 on the Debian kernel under QEMU.
 # Serial protocol (ttyS0): "LC_STEP name uptime" lines, then
