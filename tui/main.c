@@ -112,8 +112,8 @@ do_refresh(struct tui *t, kvs_t *kd)
 	 * then writes one record per type instead of one per type and CPU. */
 	memstat_mtl_set_percpu(t->model.list, t->screen == SCR_PERCPU);
 	t0 = now();
-	int rc = t->have_uma ? memstat_kvm_all(t->model.list, kd) :
-	    memstat_kvm_malloc(t->model.list, kd);
+	int rc = t->have_uma || t->model.allocator == ALLOCATOR_SLAB ?
+	    memstat_kvm_all(t->model.list, kd) : memstat_kvm_malloc(t->model.list, kd);
 	double t1 = now();
 
 	if (t->screen == SCR_PROFILE || t->screen == SCR_PROBES)
@@ -185,18 +185,24 @@ main(int argc, char **argv)
 		kvs_kernel_info(kd, &ki);
 		t.live = di.live || strcmp(di.format, "raw") == 0;
 		t.source = core ? core : "/dev/mem";
-		snprintf(t.info, sizeof(t.info), "dump: %s|kernel: %s|format: %s v%u|"
-		    "pages: %llu|malloc layout: %d|version: %s|panic: %s|"
-		    "(any key to go back)", di.path, di.kernel,
+		snprintf(t.info, sizeof(t.info), "dump: %s|kernel: %s (%s)|format: %s v%u|"
+		    "pages: %llu|version: %s|panic: %s|"
+		    "(any key to go back)", di.path, di.kernel, ki.os,
 		    di.format, di.format_version, (unsigned long long)di.dumped_pages,
-		    memstat_kvm_malloc_layout(kd), ki.version ? ki.version : "unknown",
-		    ki.panic ? ki.panic : "none");
+		    ki.version ? ki.version : "unknown", ki.panic ? ki.panic : "none");
 	}
-	/* UMA when this kernel's layout is readable; malloc types always. */
+	/* Linux: its SLUB caches.  FreeBSD: UMA when this kernel's layout is
+	 * readable; malloc types always. */
 	{
-		struct memory_type_list *probe = memstat_mtl_alloc();
-		t.have_uma = probe != NULL && memstat_kvm_uma(probe, kd) == 0;
-		memstat_mtl_free(probe);
+		struct kvs_kernelinfo ki;
+		kvs_kernel_info(kd, &ki);
+		if (strcmp(ki.os, "Linux") == 0)
+			t.model.allocator = ALLOCATOR_SLAB;
+		else {
+			struct memory_type_list *probe = memstat_mtl_alloc();
+			t.have_uma = probe != NULL && memstat_kvm_uma(probe, kd) == 0;
+			memstat_mtl_free(probe);
+		}
 	}
 	/* Module-local symbols (DTrace) from the kernel's directory. */
 	{

@@ -81,7 +81,8 @@ draw_header(struct tui *t)
 
 	attron(role(R_HEADER));
 	mvprintw(0, 0, "kvmtop - %s%s - %s", t->source, t->live ? " (live)" : "",
-	    m->allocator == ALLOCATOR_UMA ? "UMA zones" : "malloc types");
+	    m->allocator == ALLOCATOR_UMA ? "UMA zones" :
+	    m->allocator == ALLOCATOR_SLAB ? "slab caches" : "malloc types");
 	attroff(role(R_HEADER));
 	human(b1, sizeof(b1), (double)m->total_bytes);
 	human(b2, sizeof(b2), m->total_rate);
@@ -143,7 +144,8 @@ draw_list(struct tui *t)
 		human(dm, sizeof(dm), (double)r->d_bytes);
 		snprintf(rate, sizeof(rate), "%.1f", r->rate);
 		sizes[0] = '\0';
-		if (memstat_get_allocator(r->mt) == ALLOCATOR_UMA)
+		if (memstat_get_allocator(r->mt) == ALLOCATOR_UMA ||
+		    memstat_get_allocator(r->mt) == ALLOCATOR_SLAB)
 			n = (size_t)snprintf(sizes, sizeof(sizes), "%llu free %llu",
 			    (unsigned long long)memstat_get_size(r->mt),
 			    (unsigned long long)memstat_get_free(r->mt));

@@ -118,6 +118,12 @@ struct memory_type {
 	uint64_t mt_maxused;
 	uint64_t mt_zonefree;
 	uint64_t mt_kegfree;
+	uint64_t mt_slab_objperslab;    /* SLAB: objects per slab */
+	uint64_t mt_slab_pagesperslab;  /*       pages per slab */
+	uint64_t mt_slab_numslabs;      /*       slabs */
+	uint64_t mt_slab_numobjs;       /*       object slots in them */
+	uint64_t mt_slab_active;        /*       /proc/slabinfo's active_objs */
+	uint64_t mt_slab_flags;         /*       MEMSTAT_SLAB_* */
 	uint64_t mt_dom_zonefree[MEMSTAT_MAXDOMAINS];   /* UMA, per memory domain */
 	uint64_t mt_dom_kegfree[MEMSTAT_MAXDOMAINS];
 
@@ -145,7 +151,7 @@ struct memory_type {
 	uint64_t mt_seen_gen, mt_created_gen;
 	struct memory_type *mt_prev, *mt_next;
 	/* Rollback copy of the counters, taken by mtl_upsert. */
-	uint64_t mt_saved[18 + 2 * MEMSTAT_MAXDOMAINS];
+	uint64_t mt_saved[24 + 2 * MEMSTAT_MAXDOMAINS];
 	bool mt_saved_vanished, mt_saved_percpu_valid;
 	unsigned mt_saved_maxcpus, mt_saved_ndomains;
 	/* Rollback copy of the name, taken by mtl_set_name only when a refresh

@@ -19,6 +19,7 @@ extern "C" {
 #define ALLOCATOR_UNKNOWN 0
 #define ALLOCATOR_MALLOC  1
 #define ALLOCATOR_UMA     2
+#define ALLOCATOR_SLAB    3   /* extension: Linux SLUB caches */
 #define ALLOCATOR_ANY     255
 
 #define MEMTYPE_MAXNAME 32
@@ -148,6 +149,32 @@ uint64_t memstat_get_maxused(const struct memory_type *mtp);
 unsigned memstat_get_ndomains(const struct memory_type *mtp);
 uint64_t memstat_get_domain_zonefree(const struct memory_type *mtp, unsigned domain);
 uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned domain);
+/*
+ * Linux SLUB caches (extension): memstat_kvm_slab() fills the list with one
+ * ALLOCATOR_SLAB entry per kmem_cache on slab_caches, identified by the
+ * cache's address.  memstat_kvm_all() reads the kernel's own allocators:
+ * malloc(9) and UMA on FreeBSD, SLUB on Linux.  For a SLAB entry:
+ *   memstat_get_size       object_size (what callers asked for)
+ *   memstat_get_rsize      size (the slot, with metadata: slabinfo's objsize)
+ *   memstat_get_count      objects exactly in use: every slot minus the free
+ *                          ones on the node partial lists, the per-CPU slabs
+ *                          and freelists and the per-CPU partial lists
+ *   memstat_get_free       num_objs - count
+ *   memstat_get_bytes      count * object_size
+ *   memstat_get_percpu_free  free objects held by that CPU
+ * and the accessors below: objects and pages per slab, slabs, object slots
+ * (num_objs), /proc/slabinfo's active_objs (which counts the per-CPU free
+ * objects as active), and flags (MEMSTAT_SLAB_CORRUPT: a freelist left its
+ * slab or ran too long; count is then an upper bound).
+ */
+#define MEMSTAT_SLAB_CORRUPT 0x1
+int memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle);
+uint64_t memstat_get_slab_objperslab(const struct memory_type *mtp);
+uint64_t memstat_get_slab_pagesperslab(const struct memory_type *mtp);
+uint64_t memstat_get_slab_numslabs(const struct memory_type *mtp);
+uint64_t memstat_get_slab_numobjs(const struct memory_type *mtp);
+uint64_t memstat_get_slab_active(const struct memory_type *mtp);
+uint64_t memstat_get_slab_flags(const struct memory_type *mtp);
 /* Entries in the list. */
 size_t memstat_mtl_count(struct memory_type_list *list);
 /* Remove the entries marked vanished; returns how many were removed. */
