@@ -489,16 +489,26 @@ lnx_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
 	if (kvs_symbol(kd, "nr_cpu_ids", &addr, NULL) == 0 &&
 	    kread_uint(kd, addr, 4, &v) == 0 && v >= 1 && v < 1000000)
 		ki->maxid = (int)v - 1;
-	/* Linux keeps no panic string: the log says it, last. */
+	/* Linux keeps no panic string: the log says it, last.  panic() ends
+	 * with "---[ end Kernel panic - not syncing: <msg> ]---", which
+	 * repeats the message inside the marker. */
 	if (lnx_msgbuf(kd, &log, &len) == 0) {
 		static const char key[] = "Kernel panic - not syncing: ";
+		static const char end[] = "---[ end ", endtail[] = " ]---";
 		const char *p = log, *last = NULL;
+		bool marker;
+		size_t n;
 		while ((p = strstr(p, key)) != NULL)
 			last = p++;
 		if (last != NULL) {
+			marker = (size_t)(last - log) >= sizeof(end) - 1 &&
+			    memcmp(last - (sizeof(end) - 1), end, sizeof(end) - 1) == 0;
 			last += sizeof(key) - 1;
-			snprintf(kd->kinfo_panic, sizeof(kd->kinfo_panic), "%.*s",
-			    (int)strcspn(last, "\n"), last);
+			n = strcspn(last, "\n");
+			if (marker && n >= sizeof(endtail) - 1 &&
+			    memcmp(last + n - (sizeof(endtail) - 1), endtail, sizeof(endtail) - 1) == 0)
+				n -= sizeof(endtail) - 1;
+			snprintf(kd->kinfo_panic, sizeof(kd->kinfo_panic), "%.*s", (int)n, last);
 			ki->panic = kd->kinfo_panic;
 		}
 		free(log);

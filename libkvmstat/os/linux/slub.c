@@ -20,7 +20,8 @@
  * land on an object slot of the slab being walked; the first pointer of the
  * first non-empty freelist picks the variant.  A freelist that leaves its
  * slab, or is longer than the slab holds objects, marks the row corrupt
- * (memstat_get_slab_flags) and is not followed further.
+ * (memstat_get_slab_flags) and is not followed further; so does a per-CPU
+ * partial list that loops.  What a corrupt list holds is not counted free.
  *
  * Layouts come from the types: struct slab (5.17+) or struct page (before),
  * kmem_cache_cpu.slab or .page, slab_list or lru, by member presence.
@@ -339,9 +340,9 @@ read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache 
     uint64_t c_addr, struct counts *k, uint64_t *cpu_free)
 {
 	uint8_t cb[256];
-	uint64_t slab, freelist, partial, f;
+	uint64_t slab, freelist, partial, f, pfree = 0;
 	int64_t n;
-	unsigned np = 0;
+	struct kwalk w;
 
 	*cpu_free = 0;
 	if (kvs_read(kd, c_addr, cb, L->cpu_need) != 0)
@@ -359,17 +360,23 @@ read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache 
 		if (n > 0)
 			*cpu_free += (uint64_t)n;
 	}
+	/* A partial list that loops or runs too long counts nothing, as a
+	 * corrupt freelist: the row's count stays an upper bound. */
+	kwalk_init(&w, CPU_PARTIAL_MAX);
 	while (partial != 0) {
 		uint64_t next;
-		if (++np > CPU_PARTIAL_MAX) {
+		if (kwalk_step(kd, &w, partial, "per-CPU partial") != 0) {
+			kerr_clear(&kd->err);
 			k->corrupt = true;
+			pfree = 0;
 			break;
 		}
 		if (slab_free(kd, L, partial, &f, &next) != 0)
 			return kerr_push(&kd->err, "per-CPU partial list");
-		*cpu_free += f;
+		pfree += f;
 		partial = next;
 	}
+	*cpu_free += pfree;
 	k->cpu_free += *cpu_free;
 	return 0;
 }
