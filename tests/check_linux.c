@@ -1,0 +1,635 @@
+/*
+ * check_linux.c - the Linux layer and the SLUB walker against the truth of
+ * fixtures/gen/mkcore_linux.py: one fixture vmlinux (6.1 layouts) booted
+ * with KASLR (an ELF vmcore whose VMCOREINFO is a note, and a raw image in
+ * which it must be found by scanning), without (nokaslr), and hostile
+ * (corrupt per-CPU lists; a slab_caches that loops).  The truth is the
+ * generator's model, never a reading of the dumps.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "kvmstat.h"
+#include "memstat.h"
+#include "testutil.h"
+
+struct lx {
+	const char *dir, *core;
+	int flags;
+};
+static const struct lx dumps[] = {
+	{ "linux-kaslr", "vmcore", 0 },
+	{ "linux-kaslr", "mem.raw", KVS_O_RAW },
+	{ "linux-nokaslr", "vmcore", 0 },
+	{ "linux-hostile", "mem.raw", KVS_O_RAW },
+};
+#define NDUMPS ((int)(sizeof(dumps) / sizeof(dumps[0])))
+
+static char kernel_path[4096];
+
+static const char *
+kernel(void)
+{
+	snprintf(kernel_path, sizeof(kernel_path), "%s", fixture_path("linux-kaslr/vmlinux"));
+	return kernel_path;
+}
+
+static const char *
+core_path(const struct lx *d)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/%s", d->dir, d->core);
+	return fixture_path(rel);
+}
+
+static kvs_t *
+open_dump(const struct lx *d)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd = kvs_open(kernel(), core_path(d), d->flags, err);
+
+	ck_assert_msg(kd != NULL, "%s/%s: %s", d->dir, d->core, err);
+	return kd;
+}
+
+static json_t *
+truth_of(const struct lx *d)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/truth.json", d->dir);
+	return load_truth(rel);
+}
+
+static const char *
+jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	ck_assert_msg(s != NULL, "truth has no string '%s'", key);
+	return s;
+}
+
+static struct memory_type *
+find_addr(struct memory_type_list *l, uint64_t addr)
+{
+	struct memory_type *mt;
+
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+		if (memstat_get_kaddr(mt) == addr)
+			return mt;
+	return NULL;
+}
+
+/* One cache of the list against its truth row. */
+static void
+check_row(struct memory_type *mt, const json_t *row, unsigned ncpus)
+{
+	const char *name = jstr(row, "name");
+	json_t *pc = json_object_get(row, "percpu_free");
+	unsigned c;
+
+	ck_assert_str_eq(memstat_get_name(mt), name);
+	ck_assert_int_eq(memstat_get_allocator(mt), ALLOCATOR_SLAB);
+	ck_assert_uint_eq(memstat_get_size(mt), jget(row, "object_size"));
+	ck_assert_uint_eq(memstat_get_rsize(mt), jget(row, "size"));
+	ck_assert_uint_eq(memstat_get_slab_objperslab(mt), jget(row, "objects_per_slab"));
+	ck_assert_uint_eq(memstat_get_slab_pagesperslab(mt), jget(row, "pages_per_slab"));
+	ck_assert_uint_eq(memstat_get_slab_numslabs(mt), jget(row, "num_slabs"));
+	ck_assert_uint_eq(memstat_get_slab_numobjs(mt), jget(row, "num_objs"));
+	ck_assert_uint_eq(memstat_get_slab_active(mt), jget(row, "active_objs"));
+	ck_assert_uint_eq(memstat_get_maxcpus(mt), ncpus);
+	ck_assert_uint_eq(json_array_size(pc), ncpus);
+	if (!json_is_true(json_object_get(row, "corrupt"))) {
+		ck_assert_msg(memstat_get_count(mt) == jget(row, "allocated"),
+		    "%s: allocated %llu, truth %llu", name,
+		    (unsigned long long)memstat_get_count(mt),
+		    (unsigned long long)jget(row, "allocated"));
+		ck_assert_uint_eq(memstat_get_free(mt), jget(row, "free"));
+		ck_assert_uint_eq(memstat_get_bytes(mt), jget(row, "bytes"));
+		ck_assert_uint_eq(memstat_get_slab_flags(mt) & MEMSTAT_SLAB_CORRUPT, 0);
+		for (c = 0; c < ncpus; c++)
+			ck_assert_msg(memstat_get_percpu_free(mt, (int)c) ==
+			    jnum(json_array_get(pc, c)), "%s CPU %u: free %llu, truth %llu", name,
+			    c, (unsigned long long)memstat_get_percpu_free(mt, (int)c),
+			    (unsigned long long)jnum(json_array_get(pc, c)));
+	} else {
+		/* What a corrupt list holds cannot be trusted: the count lies
+		 * between the model's (every listed object free) and the upper
+		 * bound that counts none of the corrupt list. */
+		json_t *pmin = json_object_get(row, "percpu_free_min");
+		ck_assert_uint_ne(memstat_get_slab_flags(mt) & MEMSTAT_SLAB_CORRUPT, 0);
+		ck_assert_msg(memstat_get_count(mt) >= jget(row, "allocated_min") &&
+		    memstat_get_count(mt) <= jget(row, "allocated_max"),
+		    "%s: allocated %llu outside [%llu, %llu]", name,
+		    (unsigned long long)memstat_get_count(mt),
+		    (unsigned long long)jget(row, "allocated_min"),
+		    (unsigned long long)jget(row, "allocated_max"));
+		ck_assert_uint_eq(memstat_get_free(mt), jget(row, "num_objs") - memstat_get_count(mt));
+		for (c = 0; c < ncpus; c++) {
+			uint64_t f = memstat_get_percpu_free(mt, (int)c);
+			ck_assert_msg(f >= jnum(json_array_get(pmin, c)) &&
+			    f <= jnum(json_array_get(pc, c)), "%s CPU %u: free %llu outside "
+			    "[%llu, %llu]", name, c, (unsigned long long)f,
+			    (unsigned long long)jnum(json_array_get(pmin, c)),
+			    (unsigned long long)jnum(json_array_get(pc, c)));
+		}
+	}
+}
+
+/* memstat_kvm_slab on every dump: each cache's figures equal the truth. */
+START_TEST(slab_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *caches = json_object_get(t, "caches"), *row;
+	unsigned ncpus = (unsigned)jget(json_object_get(t, "cpus"), "nr_cpu_ids");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	kvs_t *kd = open_dump(d);
+	int hostile = json_object_get(t, "hostile") != NULL;
+	size_t i, ncorrupt = 0;
+	const char *warn;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {   /* a second refresh says the same */
+		ck_assert_msg(memstat_kvm_slab(l, kd) == 0, "%s/%s: %s", d->dir, d->core,
+		    kvs_geterr(kd));
+		ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(caches));
+		/* The list holds the newest entry first: the kernel's list order,
+		 * which the truth keeps, reversed. */
+		mt = memstat_mtl_first(l);
+		for (i = json_array_size(caches); i-- > 0; mt = memstat_mtl_next(mt)) {
+			ck_assert_ptr_nonnull(mt);
+			ck_assert_uint_eq(memstat_get_kaddr(mt),
+			    jget(json_array_get(caches, i), "address"));
+		}
+		ck_assert_ptr_null(mt);
+		json_array_foreach(caches, i, row) {
+			mt = find_addr(l, jget(row, "address"));
+			ck_assert_ptr_nonnull(mt);
+			check_row(mt, row, ncpus);
+			ncorrupt += json_is_true(json_object_get(row, "corrupt"));
+		}
+		if (hostile) {
+			ck_assert_uint_eq(kvs_warnings(kd, &warn) > 0, 1);
+			ck_assert_msg(strstr(warn, "leaves its slab or loops") != NULL, "%s", warn);
+		} else
+			ck_assert_uint_eq(kvs_warnings(kd, &warn), 0);
+	}
+	ck_assert_uint_eq(ncorrupt, hostile ? 2 * 3 : 0);
+	/* memstat_kvm_all reads the kernel's own allocator: SLUB. */
+	{
+		struct memory_type_list *all = memstat_mtl_alloc();
+		ck_assert_int_eq(memstat_kvm_all(all, kd), 0);
+		ck_assert_uint_eq(memstat_mtl_count(all), json_array_size(caches));
+		memstat_mtl_free(all);
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+static char *
+kvmstat(const struct lx *d, const char *args, int *st)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "%s -N %s -M %s%s %s 2>/dev/null",
+	    build_path("analyzers/kvmstat"), kernel(), core_path(d),
+	    d->flags & KVS_O_RAW ? " --raw" : "", args);
+	return run_capture(cmd, st);
+}
+
+/* `kvmstat slab --json --percpu`: every figure of every cache, in the
+ * kernel's list order. */
+START_TEST(cli_json_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *caches = json_object_get(t, "caches"), *row, *j, *rows;
+	json_error_t jerr;
+	char *out;
+	size_t i;
+	int st;
+
+	out = kvmstat(d, "slab --json --percpu", &st);
+	ck_assert_int_eq(st, 0);
+	j = json_loads(out, 0, &jerr);
+	ck_assert_msg(j != NULL, "%s: %s", d->core, jerr.text);
+	rows = json_object_get(j, "caches");
+	ck_assert_uint_eq(json_array_size(rows), json_array_size(caches));
+	json_array_foreach(caches, i, row) {
+		json_t *o = json_array_get(rows, i);
+		const char *name = jstr(row, "name");
+		static const char *const exact[] = { "object_size", "size", "objects_per_slab",
+		    "pages_per_slab", "num_slabs", "num_objs", "active_objs", "cache_bytes" };
+		size_t k;
+		int corrupt = json_is_true(json_object_get(row, "corrupt"));
+
+		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), name);
+		ck_assert_uint_eq(strtoull(json_string_value(json_object_get(o, "kaddr")), NULL, 16),
+		    jget(row, "address"));
+		for (k = 0; k < sizeof(exact) / sizeof(exact[0]); k++)
+			ck_assert_msg(jnum(json_object_get(o, exact[k])) == jget(row, exact[k]),
+			    "%s %s: %llu, truth %llu", name, exact[k],
+			    (unsigned long long)jnum(json_object_get(o, exact[k])),
+			    (unsigned long long)jget(row, exact[k]));
+		ck_assert_int_eq(json_is_true(json_object_get(o, "corrupt")), corrupt);
+		if (!corrupt) {
+			ck_assert_uint_eq(jnum(json_object_get(o, "allocated")), jget(row, "allocated"));
+			ck_assert_uint_eq(jnum(json_object_get(o, "free")), jget(row, "free"));
+			ck_assert_uint_eq(jnum(json_object_get(o, "bytes")), jget(row, "bytes"));
+			ck_assert(json_equal(json_object_get(o, "percpu_free"),
+			    json_object_get(row, "percpu_free")));
+		} else {
+			uint64_t a = jnum(json_object_get(o, "allocated"));
+			ck_assert(a >= jget(row, "allocated_min") && a <= jget(row, "allocated_max"));
+		}
+	}
+	json_decref(j);
+	free(out);
+	json_decref(t);
+}
+END_TEST
+
+/* `kvmstat slab`: /proc/slabinfo 2.1 as the kernel prints it. */
+START_TEST(cli_slabinfo_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *line;
+	char *out, *want = calloc(1, 1 << 20);
+	size_t i, len = 0;
+	int st;
+
+	json_array_foreach(json_object_get(t, "slabinfo"), i, line) {
+		len += (size_t)snprintf(want + len, (1 << 20) - len, "%s\n", json_string_value(line));
+	}
+	out = kvmstat(d, "slab", &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	json_decref(t);
+}
+END_TEST
+
+/* The printk ring buffer: ids that wrap past 2^62, positions past 2^64, a
+ * text block stored from the start of the ring, reusable, reserved and
+ * data-less records skipped. */
+START_TEST(dmesg_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *dm = json_object_get(t, "dmesg");
+	const char *want = jstr(dm, "text");
+	kvs_t *kd = open_dump(d);
+	char *text, *out;
+	size_t len;
+	int st;
+
+	ck_assert_uint_ge(json_array_size(json_object_get(dm, "wrapped_block_seq")), 1);
+	ck_assert_int_eq(kvs_msgbuf(kd, &text, &len), 0);
+	ck_assert_uint_eq(len, strlen(want));
+	ck_assert_str_eq(text, want);
+	free(text);
+	kvs_close(kd);
+	out = kvmstat(d, "dmesg", &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_str_eq(out, want);
+	free(out);
+	json_decref(t);
+}
+END_TEST
+
+START_TEST(kernel_info_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *k = json_object_get(t, "kernel");
+	struct kvs_kernelinfo ki;
+	kvs_t *kd = open_dump(d);
+
+	ck_assert_int_eq(kvs_kernel_info(kd, &ki), 0);
+	ck_assert_str_eq(ki.os, "Linux");
+	ck_assert_str_eq(ki.version, jstr(k, "version"));
+	ck_assert_int_eq(ki.ncpus, (int)jget(k, "ncpus"));
+	ck_assert_int_eq(ki.maxid, (int)jget(k, "maxid"));
+	ck_assert_ptr_nonnull(ki.panic);
+	ck_assert_str_eq(ki.panic, jstr(k, "panic"));
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* Symbols slide by KERNELOFFSET; kernel, direct-map, vmemmap and per-CPU
+ * addresses translate as the model placed them. */
+START_TEST(translation_equals_truth)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *syms = json_object_get(t, "symbols"), *s, *x;
+	kvs_t *kd = open_dump(d);
+	const char *name;
+	uint64_t a, pa, off;
+	size_t i;
+
+	json_object_foreach(syms, name, s) {
+		ck_assert_int_eq(kvs_symbol(kd, name, &a, NULL), 0);
+		ck_assert_msg(a == jget(s, "runtime"), "%s: 0x%llx, truth 0x%llx", name,
+		    (unsigned long long)a, (unsigned long long)jget(s, "runtime"));
+		if (strcmp(name, "_text") != 0) {
+			ck_assert_str_eq(kvs_symbol_at(kd, a + 1, &off), name);
+			ck_assert_uint_eq(off, 1);
+		}
+	}
+	json_array_foreach(json_object_get(t, "translations"), i, x) {
+		ck_assert_msg(kvs_kvtop(kd, jget(x, "va"), &pa) == 0, "%s: %s",
+		    jstr(x, "kind"), kvs_geterr(kd));
+		ck_assert_msg(pa == jget(x, "pa"), "%s 0x%llx: pa 0x%llx, truth 0x%llx",
+		    jstr(x, "kind"), (unsigned long long)jget(x, "va"), (unsigned long long)pa,
+		    (unsigned long long)jget(x, "pa"));
+	}
+	json_array_foreach(json_object_get(t, "unmapped"), i, x) {
+		ck_assert_int_eq(kvs_kvtop(kd, jnum(x), &pa), -1);
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_UNMAPPED);
+	}
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* Two lists of the same caches: every figure equal, addresses aside
+ * (same_addr: the addresses too). */
+static void
+lists_equal(struct memory_type_list *a, struct memory_type_list *b, int same_addr)
+{
+	struct memory_type *x = memstat_mtl_first(a), *y = memstat_mtl_first(b);
+	unsigned c;
+
+	ck_assert_uint_eq(memstat_mtl_count(a), memstat_mtl_count(b));
+	for (; x != NULL && y != NULL; x = memstat_mtl_next(x), y = memstat_mtl_next(y)) {
+		ck_assert_str_eq(memstat_get_name(x), memstat_get_name(y));
+		if (same_addr)
+			ck_assert_uint_eq(memstat_get_kaddr(x), memstat_get_kaddr(y));
+		ck_assert_uint_eq(memstat_get_size(x), memstat_get_size(y));
+		ck_assert_uint_eq(memstat_get_rsize(x), memstat_get_rsize(y));
+		ck_assert_uint_eq(memstat_get_count(x), memstat_get_count(y));
+		ck_assert_uint_eq(memstat_get_free(x), memstat_get_free(y));
+		ck_assert_uint_eq(memstat_get_bytes(x), memstat_get_bytes(y));
+		ck_assert_uint_eq(memstat_get_slab_objperslab(x), memstat_get_slab_objperslab(y));
+		ck_assert_uint_eq(memstat_get_slab_pagesperslab(x), memstat_get_slab_pagesperslab(y));
+		ck_assert_uint_eq(memstat_get_slab_numslabs(x), memstat_get_slab_numslabs(y));
+		ck_assert_uint_eq(memstat_get_slab_numobjs(x), memstat_get_slab_numobjs(y));
+		ck_assert_uint_eq(memstat_get_slab_active(x), memstat_get_slab_active(y));
+		ck_assert_uint_eq(memstat_get_slab_flags(x), memstat_get_slab_flags(y));
+		ck_assert_uint_eq(memstat_get_maxcpus(x), memstat_get_maxcpus(y));
+		for (c = 0; c < memstat_get_maxcpus(x); c++)
+			ck_assert_uint_eq(memstat_get_percpu_free(x, (int)c),
+			    memstat_get_percpu_free(y, (int)c));
+	}
+	ck_assert_ptr_null(x);
+	ck_assert_ptr_null(y);
+}
+
+static struct memory_type_list *
+slab_list(const struct lx *d)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = open_dump(d);
+
+	ck_assert_msg(memstat_kvm_slab(l, kd) == 0, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+	return l;
+}
+
+/* One boot model placed two ways: the tables are the same. */
+START_TEST(kaslr_equals_nokaslr)
+{
+	json_t *tk = truth_of(&dumps[0]), *tn = truth_of(&dumps[2]);
+	json_t *kk = json_object_get(tk, "kaslr"), *kn = json_object_get(tn, "kaslr");
+	struct memory_type_list *a = slab_list(&dumps[0]), *b = slab_list(&dumps[2]);
+
+	/* The fixtures are what they say: slid with a negative phys_base,
+	 * and not. */
+	ck_assert_uint_ne(jget(kk, "kerneloffset"), 0);
+	ck_assert_int_lt((int64_t)jget(kk, "phys_base"), 0);
+	ck_assert_uint_ne(jget(kk, "page_offset_base"), jget(kn, "page_offset_base"));
+	ck_assert_uint_ne(jget(kk, "vmemmap_base"), jget(kn, "vmemmap_base"));
+	ck_assert_uint_eq(jget(kn, "kerneloffset"), 0);
+	ck_assert_uint_eq(jget(kn, "phys_base"), 0);
+	lists_equal(a, b, 0);
+	memstat_mtl_free(a);
+	memstat_mtl_free(b);
+	json_decref(tk);
+	json_decref(tn);
+}
+END_TEST
+
+/* The raw image (VMCOREINFO found by scanning memory, past the format
+ * string "OSRELEASE=%s" in the image) reads as the ELF dump does. */
+START_TEST(raw_equals_elf)
+{
+	json_t *t = truth_of(&dumps[0]), *vi = json_object_get(t, "vmcoreinfo");
+	struct memory_type_list *a = slab_list(&dumps[0]), *b = slab_list(&dumps[1]);
+	kvs_t *ke = open_dump(&dumps[0]), *kr = open_dump(&dumps[1]);
+	struct kvs_kernelinfo ie, ir;
+	char *te, *tr, buf[16];
+	size_t le, lr;
+
+	lists_equal(a, b, 1);
+	ck_assert_int_eq(kvs_msgbuf(ke, &te, &le), 0);
+	ck_assert_int_eq(kvs_msgbuf(kr, &tr, &lr), 0);
+	ck_assert_uint_eq(le, lr);
+	ck_assert_str_eq(te, tr);
+	ck_assert_int_eq(kvs_kernel_info(ke, &ie), 0);
+	ck_assert_int_eq(kvs_kernel_info(kr, &ir), 0);
+	ck_assert_str_eq(ie.version, ir.version);
+	ck_assert_str_eq(ie.panic, ir.panic);
+	ck_assert_int_eq(ie.ncpus, ir.ncpus);
+	ck_assert_int_eq(ie.maxid, ir.maxid);
+	/* The scan had a decoy to pass. */
+	ck_assert_uint_lt(jget(vi, "decoy_pa"), jget(vi, "data_pa"));
+	ck_assert_uint_lt(jget(vi, "decoy_pa"), jget(vi, "note_pa"));
+	ck_assert_int_eq(kvs_read_phys(kr, jget(vi, "decoy_pa"), buf, 13), 0);
+	ck_assert_int_eq(memcmp(buf, "OSRELEASE=%s\n", 13), 0);
+	free(te);
+	free(tr);
+	kvs_close(ke);
+	kvs_close(kr);
+	memstat_mtl_free(a);
+	memstat_mtl_free(b);
+	json_decref(t);
+}
+END_TEST
+
+/* Without VMCOREINFO anywhere in memory the KASLR image cannot be found:
+ * a clear error, not a wrong answer. */
+START_TEST(raw_without_vmcoreinfo)
+{
+	json_t *t = truth_of(&dumps[1]), *vi = json_object_get(t, "vmcoreinfo");
+	const char *copy = path_join(test_tmpdir(), "novmcoreinfo.raw");
+	char err[KVS_ERRBUF_SIZE], cp[4096];
+	size_t len;
+	uint8_t *img = read_file(core_path(&dumps[1]), &len);
+	uint64_t at[2] = { jget(vi, "data_pa"), jget(vi, "note_pa") + 24 };
+	int k;
+
+	snprintf(cp, sizeof(cp), "%s", copy);
+	ck_assert_ptr_nonnull(img);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_eq(memcmp(img + at[k], "OSRELEASE=", 10), 0);
+		memcpy(img + at[k], "XSRELEASE=", 10);
+	}
+	ck_assert_int_eq(write_file(cp, img, len), 0);
+	free(img);
+	ck_assert_ptr_null(kvs_open(kernel(), cp, KVS_O_RAW, err));
+	ck_assert_msg(strstr(err, "no VMCOREINFO") != NULL, "%s", err);
+	json_decref(t);
+}
+END_TEST
+
+/* A slab_caches list that loops: the refresh fails naming a node of the
+ * cycle, the list keeps what it had, the command says so; nothing hangs. */
+START_TEST(hostile_list_loops)
+{
+	json_t *t = load_truth("linux-hostile/truth.json");
+	json_t *loop = json_object_get(json_object_get(t, "hostile"), "loop"), *x;
+	const struct lx good = { "linux-hostile", "mem.raw", KVS_O_RAW };
+	const struct lx bad = { "linux-hostile", "vmcore.loop", 0 };
+	struct memory_type_list *l = slab_list(&good);
+	size_t n = memstat_mtl_count(l), i;
+	kvs_t *kd = open_dump(&bad);
+	const char *m;
+	uint64_t at;
+	int on_cycle = 0, st;
+	char *out;
+
+	ck_assert_int_eq(memstat_kvm_slab(l, kd), -1);
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	m = strstr(kvs_geterr(kd), "slab_caches list loops back to 0x");
+	ck_assert_msg(m != NULL, "%s", kvs_geterr(kd));
+	at = strtoull(m + strlen("slab_caches list loops back to "), NULL, 16);
+	json_array_foreach(json_object_get(loop, "cycle"), i, x)
+		on_cycle |= jnum(x) == at;
+	ck_assert_msg(on_cycle, "%s", kvs_geterr(kd));
+	ck_assert_uint_eq(memstat_mtl_count(l), n);
+	/* The rest of the dump still reads. */
+	{
+		struct kvs_kernelinfo ki;
+		ck_assert_int_eq(kvs_kernel_info(kd, &ki), 0);
+		ck_assert_str_eq(ki.panic, jstr(json_object_get(t, "kernel"), "panic"));
+	}
+	kvs_close(kd);
+	out = kvmstat(&bad, "slab", &st);
+	ck_assert_int_eq(st, 1);
+	ck_assert_str_eq(out, "");
+	free(out);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
+/* The corrupt rows are the ones the model corrupted. */
+START_TEST(hostile_rows_named)
+{
+	json_t *t = load_truth("linux-hostile/truth.json"), *h = json_object_get(t, "hostile");
+	json_t *row, *names = json_object_get(h, "corrupt");
+	const struct lx d = { "linux-hostile", "mem.raw", KVS_O_RAW };
+	struct memory_type_list *l = slab_list(&d);
+	size_t i, k, flagged = 0;
+
+	ck_assert_uint_eq(json_array_size(names), 3);
+	ck_assert_uint_eq(json_array_size(json_object_get(h, "freelist_loop")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(h, "freelist_leaves")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(h, "partial_loop")), 1);
+	json_array_foreach(json_object_get(t, "caches"), i, row) {
+		struct memory_type *mt = find_addr(l, jget(row, "address"));
+		int want = 0;
+		json_t *nm;
+		json_array_foreach(names, k, nm)
+			want |= strcmp(json_string_value(nm), jstr(row, "name")) == 0;
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_int_eq(!!(memstat_get_slab_flags(mt) & MEMSTAT_SLAB_CORRUPT), want);
+		flagged += want;
+	}
+	ck_assert_uint_eq(flagged, 3);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
+/* A kernel whose banner is not the dump's is refused, whatever the dump's
+ * format; kernels of the wrong family fail cleanly. */
+START_TEST(wrong_kernel)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d);
+	char err[KVS_ERRBUF_SIZE], other[4096];
+	kvs_t *kd;
+
+	snprintf(other, sizeof(other), "%s", fixture_path("linux-kaslr/vmlinux.other"));
+	ck_assert_ptr_null(kvs_open(other, core_path(d), d->flags, err));
+	ck_assert_msg(strstr(err, "kernel does not match dump") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "kernel is \"Linux version 6.1.0-other-amd64") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "dump is \"Linux version 6.1.0-fixture-amd64") != NULL, "%s", err);
+	/* Told not to verify, it opens (the layouts are the same). */
+	kd = kvs_open(other, core_path(d), d->flags | KVS_O_NOVERIFY, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	kvs_close(kd);
+	/* A FreeBSD kernel with a Linux dump. */
+	snprintf(other, sizeof(other), "%s", fixture_path("fbsd14/kernel"));
+	kd = kvs_open(other, core_path(d), d->flags, err);
+	ck_assert_ptr_null(kd);
+	ck_assert_str_ne(err, "");
+	json_decref(t);
+}
+END_TEST
+
+/* The Linux kernel with a FreeBSD dump: no VMCOREINFO, no image where an
+ * unrandomised kernel would be. */
+START_TEST(linux_kernel_freebsd_dump)
+{
+	char err[KVS_ERRBUF_SIZE];
+
+	ck_assert_ptr_null(kvs_open(kernel(), fixture_path("fbsd14/vmcore.elf"), 0, err));
+	ck_assert_msg(strstr(err, "no VMCOREINFO") != NULL, "%s", err);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("linux");
+	TCase *tc = tcase_create("slub");
+	TCase *tk = tcase_create("kernel");
+	TCase *th = tcase_create("hostile");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tk, 60);
+	tcase_set_timeout(th, 60);
+	tcase_add_loop_test(tc, slab_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tc, cli_json_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tc, cli_slabinfo_equals_truth, 0, NDUMPS);
+	tcase_add_test(tc, kaslr_equals_nokaslr);
+	tcase_add_test(tc, raw_equals_elf);
+	tcase_add_loop_test(tk, dmesg_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tk, kernel_info_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tk, translation_equals_truth, 0, NDUMPS);
+	tcase_add_test(tk, raw_without_vmcoreinfo);
+	tcase_add_loop_test(tk, wrong_kernel, 0, NDUMPS);
+	tcase_add_test(tk, linux_kernel_freebsd_dump);
+	tcase_add_test(th, hostile_list_loops);
+	tcase_add_test(th, hostile_rows_named);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tk);
+	suite_add_tcase(s, th);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
