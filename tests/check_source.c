@@ -650,13 +650,39 @@ START_TEST(elf_bad)
 	uint64_t v;
 
 	ck_assert_ptr_nonnull(c);
-	/* A KVA-addressed core (gcore style). */
+	/* A core whose segment names a virtual and a physical range (QEMU's
+	 * paging dumps, /proc/vmcore): both can be read. */
 	k = elf_build(kva, 1, &klen);
-	expect_fail(ed, k, klen, KVS_E_FORMAT, "virtual address", "0xffffffff80200000");
+	{
+		struct mapped m;
+		struct kvs_error e;
+		struct kvs_src_info in;
+		void *priv = NULL;
+		uint8_t buf[16];
+
+		map_open(&m, tmpfile_with("kva", k, klen));
+		kerr_clear(&e);
+		ck_assert_int_eq(ed->open(&m.a, &priv, &e), 0);
+		ed->info(priv, &in);
+		ck_assert(!in.virtual_only);
+		ck_assert_int_eq(ed->read_phys(priv, 0x200ff0ULL, buf, 16, &e), 0);
+		ck_assert_int_eq(ed->read_virt(priv, 0xffffffff80200ff0ULL, buf, 16, &e), 0);
+		ck_assert_int_eq(ed->read_virt(priv, 0xffffffff80201000ULL, buf, 1, &e), -1);
+		ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+		ck_assert_ptr_nonnull(strstr(e.msg, "virtual 0xffffffff80201000"));
+		ed->close(priv);
+		map_close(&m);
+	}
 	free(k);
-	/* Segments that overlap. */
+	/* Segments that overlap: the same bytes twice are one range (aliases,
+	 * kdump's copy of the kernel image); different bytes are refused. */
 	k = elf_build(overlap, 2, &klen);
-	expect_fail(ed, k, klen, KVS_E_FORMAT, "overlap", NULL);
+	{
+		Elf64_Phdr ph;
+		memcpy(&ph, k + sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), sizeof(ph));
+		k[ph.p_offset] ^= 0xff;
+	}
+	expect_fail(ed, k, klen, KVS_E_FORMAT, "overlap", "different contents");
 	free(k);
 	/* Header cut short. */
 	expect_fail(ed, b, 40, KVS_E_TRUNCATED, "40", NULL);

@@ -252,6 +252,35 @@ START_TEST(pn_xnum)
 }
 END_TEST
 
+/* kdump's /proc/vmcore: the kernel image is a segment of its own, a copy of
+ * RAM bytes at another file offset.  Equal copies are one range; a copy that
+ * differs is refused. */
+START_TEST(kdump_image_copy)
+{
+	static const struct qseg segs[] = {
+		{ 0xffff888001000000ULL, 0x1000000, 4 * PG, 0 },        /* RAM */
+		{ 0xffffffff81000000ULL, 0x1000000, 4 * PG, 1 },        /* image copy */
+	};
+	static const char vi[] = "OSRELEASE=x\nPAGESIZE=4096\n";
+	struct opened o;
+	struct kvs_error e;
+	uint64_t data;
+	size_t len;
+	uint8_t *b = build_qemu(segs, 2, vi, &len, &data);
+
+	memcpy(b + data + 4 * PG, b + data, 4 * PG);
+	ck_assert_msg(open_bytes(&o, "kdump.elf", b, len, &e) == 0, "%s", e.msg);
+	expect_bytes(kvs_source_elfdump.read_phys, o.priv, 0x1000000 + 3 * PG, data + 3 * PG, 16);
+	close_bytes(&o);
+	b[data + 4 * PG + 4 * PG - 1] ^= 0xff;          /* the copy's last byte differs */
+	ck_assert_int_eq(open_bytes(&o, "kdump-bad.elf", b, len, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "different contents"));
+	o.priv = NULL;
+	close_bytes(&o);
+	free(b);
+}
+END_TEST
+
 /* Two segments claiming one physical range with different bytes: refused. */
 START_TEST(conflicting_aliases)
 {
@@ -371,6 +400,7 @@ main(void)
 	tcase_add_test(tc, qemu_paging_layout);
 	tcase_add_test(tc, pn_xnum);
 	tcase_add_test(tc, conflicting_aliases);
+	tcase_add_test(tc, kdump_image_copy);
 	tcase_add_test(tc, note_bounds);
 	tcase_add_loop_test(tc, virtual_only_core_equals_minidump, 0, 2);
 	suite_add_tcase(s, tc);

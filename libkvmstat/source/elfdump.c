@@ -56,8 +56,31 @@ cmp_seg(const void *a, const void *b)
  * thing, i.e. come from the same bytes of the file.  Two segments that claim
  * one address with different contents are an error (*bad set).  Returns the
  * count kept. */
+/*
+ * Whether segment b, starting delta bytes into a, holds a's bytes there.  The
+ * same file bytes (QEMU's aliases) trivially do.  A kdump /proc/vmcore has
+ * the kernel image as its own segment, a second copy of RAM bytes at another
+ * offset: comparing it all would make opening cost grow with the image, so
+ * its first and last pages are compared, which catches a dump whose aliases
+ * disagree without reading it whole.
+ */
+static bool
+same_bytes(const uint8_t *map, const struct seg *a, const struct seg *b, uint64_t delta)
+{
+	uint64_t n, k;
+
+	if (b->off == a->off + delta)
+		return true;
+	if (a->filesz <= delta || b->filesz == 0)
+		return false;
+	n = a->filesz - delta < b->filesz ? a->filesz - delta : b->filesz;
+	k = n < 4096 ? n : 4096;
+	return memcmp(map + a->off + delta, map + b->off, k) == 0 &&
+	    memcmp(map + a->off + delta + n - k, map + b->off + n - k, k) == 0;
+}
+
 static size_t
-sort_unique(struct seg *s, size_t n, const struct seg **bad)
+sort_unique(const uint8_t *map, struct seg *s, size_t n, const struct seg **bad)
 {
 	size_t i, k = 0;
 
@@ -69,8 +92,7 @@ sort_unique(struct seg *s, size_t n, const struct seg **bad)
 		struct seg *last = &s[k];
 		if (s[i].addr - last->addr < last->memsz) {
 			uint64_t delta = s[i].addr - last->addr;
-			if (s[i].off != last->off + delta || s[i].filesz == 0 ||
-			    last->filesz <= delta) {
+			if (s[i].filesz == 0 || !same_bytes(map, last, &s[i], delta)) {
 				*bad = last;
 				return i;
 			}
@@ -216,11 +238,11 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	}
 	{
 		const struct seg *bad;
-		size_t k = sort_unique(d->segs, d->nsegs, &bad);
+		size_t k = sort_unique(d->map, d->segs, d->nsegs, &bad);
 		const char *what = "physical";
 		if (bad == NULL) {
 			d->nsegs = k;
-			k = sort_unique(d->vsegs, d->nvsegs, &bad);
+			k = sort_unique(d->map, d->vsegs, d->nvsegs, &bad);
 			d->nvsegs = k;
 			what = "virtual";
 			/* With physical memory the page tables are authoritative
