@@ -1,37 +1,70 @@
 #!/usr/bin/env bash
 # test.sh - set up, build, run every test suite, then again under
 # AddressSanitizer + UndefinedBehaviorSanitizer.  Ends with one summary line
-# "tests: N passed, M failed" counted over both runs.
+# "tests: N passed, M failed" counted over both runs (CI parses that prefix).
+#
+# A suite whose oracle (gdb, GNU gprof, tmux, nm, ...) is missing fails:
+# scripts/setup.sh installs them all.  Only with KVS_ALLOW_MISSING_ORACLES=1
+# may such a suite skip; the summary line then goes on to say so in words,
+# e.g. "tests: 30 passed, 0 failed, 2 skipped (SKIPPED: gdb missing ...)".
+# A skip without that opt-out counts as a failure.
+#
+# BUILD and ASAN_BUILD name the two build directories (build, build-asan).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+ASAN_BUILD=${ASAN_BUILD:-build-asan}
+export BUILD
 bash scripts/setup.sh || exit 1
 
-meson test -C build --print-errorlogs --num-processes 2
+meson test -C "$BUILD" --print-errorlogs --num-processes 2
 rc1=$?
 
 echo "== sanitizer build (ASan + UBSan)"
-if [ ! -f build-asan/build.ninja ]; then
-  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
+  meson setup "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debug >/dev/null || exit 1
 fi
-ninja -C build-asan >/dev/null || exit 1
+ninja -C "$ASAN_BUILD" >/dev/null || exit 1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-asan --print-errorlogs --num-processes 2
+  meson test -C "$ASAN_BUILD" --print-errorlogs --num-processes 2
 rc2=$?
 
-python3 - <<'PY'
-import json
-p = f = 0
-for log in ("build/meson-logs/testlog.json", "build-asan/meson-logs/testlog.json"):
+KVS_TESTLOGS="$BUILD/meson-logs/testlog.json:$ASAN_BUILD/meson-logs/testlog.json" \
+  python3 - <<'PY'
+import json, os, re
+allow = os.environ.get("KVS_ALLOW_MISSING_ORACLES") == "1"
+p = f = s = 0
+why = []
+for log in os.environ.get("KVS_TESTLOGS", "").split(":"):
     try:
-        for line in open(log):
-            r = json.loads(line)
-            if r.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
-                p += 1
-            else:
-                f += 1
+        lines = open(log).readlines()
     except FileNotFoundError:
         f += 1
-print(f"tests: {p} passed, {f} failed")
+        print(f"{log} missing: counted as failed")
+        continue
+    for line in lines:
+        r = json.loads(line)
+        res = r.get("result")
+        if res in ("OK", "EXPECTEDFAIL"):
+            p += 1
+        elif res == "SKIP" and allow:
+            s += 1
+            m = re.findall(r"^SKIPPED: (.*)$", r.get("stdout") or "", re.M)
+            why.append(m[0] if m else f"{r.get('name')} skipped")
+        else:
+            f += 1
+            if res == "SKIP":
+                print(f"{r.get('name')}: skipped without KVS_ALLOW_MISSING_ORACLES=1: counted as failed")
+line = f"tests: {p} passed, {f} failed"
+if s:
+    seen = []
+    for w in why:
+        if w not in seen:
+            seen.append(w)
+    line += f", {s} skipped (SKIPPED: {'; '.join(seen)})"
+print(line)
+raise SystemExit(1 if f else 0)
 PY
-[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
+rc3=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]

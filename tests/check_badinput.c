@@ -18,17 +18,16 @@ static const char *const cores[] = {
 	"fbsd14/vmcore.elf", "fbsd14/mem.raw",
 };
 
-/* Open must fail with a message containing `want` (if non-NULL). */
+/* Open must fail with a message containing `want`: the errbuf is all a
+ * failed open reports, so it must name the real cause. */
 static void
 expect_open_fails(const char *kernel, const char *core, int flags, const char *want)
 {
-	char err[KVS_ERRBUF_SIZE];
+	char err[KVS_ERRBUF_SIZE] = "";
 	kvs_t *kd = kvs_open(kernel, core, flags, err);
 
 	ck_assert_msg(kd == NULL, "%s opened but should not", core);
-	ck_assert_msg(strlen(err) > 0, "empty error for %s", core);
-	if (want != NULL)
-		ck_assert_msg(strstr(err, want) != NULL, "%s: '%s' lacks '%s'", core, err, want);
+	ck_assert_msg(strstr(err, want) != NULL, "%s: '%s' lacks '%s'", core, err, want);
 }
 
 static const char *
@@ -37,32 +36,52 @@ kernel(void)
 	return fixture_path("fbsd14/kernel");
 }
 
-/* Truncations: headers cut short fail at open; a minidump cut in its data
- * pages opens and then reports the missing page. */
+/* Truncations: every cut of every format fails at open, and the message
+ * names what is cut short (with the file's size where the format says it). */
 START_TEST(truncated)
 {
 	static const size_t cuts[] = { 0, 10, 4095, 4096, 6000, 20000 };
+	/* Per core (as in cores[]) and cut: what the message must contain;
+	 * %zu / %zx take the cut. */
+	static const char *const want[5][6] = {
+		{ "empty file", "minidump header truncated (%zu bytes)",
+		  "minidump header truncated (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "page-table section (pmapsize 65536 bytes at offset 0x4000) past end of file (%zu bytes)" },
+		{ "empty file", "minidump header truncated (%zu bytes)",
+		  "minidump header truncated (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "minidump truncated: 56 pages claimed, file holds 0" },
+		{ "empty file", "minidump header truncated (%zu bytes)",
+		  "minidump header truncated (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "page bitmap (bitmapsize 4096 bytes at offset 0x4000) past end of file (%zu bytes)" },
+		{ "empty file", "ELF header truncated (%zu bytes)",
+		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)",
+		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)" },
+		{ "empty file", "physical 0x2030a0 beyond the image (0x%zx bytes)",
+		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
+		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
+		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
+		  "physical 0x2030a0 beyond the image (0x%zx bytes)" },
+	};
 	const char *src = fixture_path(cores[_i]);
 	const char *dst = path_join(test_tmpdir(), "trunc");
 	size_t i;
 
 	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
-		char err[KVS_ERRBUF_SIZE];
-		kvs_t *kd;
+		char w[256];
 
 		ck_assert_int_eq(copy_prefix(src, dst, cuts[i]), 0);
-		kd = kvs_open(kernel(), dst, 0, err);
-		if (kd == NULL) {
-			ck_assert_int_gt(strlen(err), 0);
-			continue;
-		}
-		/* Something opened (a raw reading of a short file): reads of the
-		 * kernel must fail cleanly. */
-		uint64_t a;
-		char v[64];
-		ck_assert_int_eq(kvs_symbol(kd, "msgbufp", &a, NULL), 0);
-		(void)kvs_read_string(kd, a, v, sizeof(v), NULL);
-		kvs_close(kd);
+		snprintf(w, sizeof(w), want[_i][i], cuts[i]);
+		expect_open_fails(kernel(), dst, 0, w);
+		/* The message names the file it could not use. */
+		expect_open_fails(kernel(), dst, 0, dst);
 	}
 }
 END_TEST
@@ -134,7 +153,7 @@ START_TEST(minidump_headers)
 		size_t len;
 		char *b = read_file(src, &len);
 		memcpy(b + 9, "FreeBSD/arm64\0\0\0\0\0\0\0\0\0\0", 15);
-		write_file(dst, b, len);
+		ck_assert_int_eq(write_file(dst, b, len), 0);
 		free(b);
 		expect_open_fails(kernel(), dst, 0, "another architecture");
 	}
@@ -153,25 +172,24 @@ START_TEST(elf_headers)
 	/* e_phoff past the end */
 	v = len + 4096;
 	memcpy(b + 0x20, &v, 8);
-	write_file(dst, b, len);
+	ck_assert_int_eq(write_file(dst, b, len), 0);
 	expect_open_fails(kernel(), dst, 0, "program headers");
 	/* e_phnum absurd */
 	free(b);
 	b = read_file(src, &len);
 	uint16_t n = 0xfff0;
 	memcpy(b + 0x38, &n, 2);
-	write_file(dst, b, len);
-	expect_open_fails(kernel(), dst, 0, NULL);
+	ck_assert_int_eq(write_file(dst, b, len), 0);
+	expect_open_fails(kernel(), dst, 0, "program header table (65520 entries at 0x40) overlaps");
 	/* first PT_LOAD p_offset past the end */
 	free(b);
 	b = read_file(src, &len);
 	v = (uint64_t)len * 2;
 	memcpy(b + 64 + 8, &v, 8);
-	write_file(dst, b, len);
+	ck_assert_int_eq(write_file(dst, b, len), 0);
 	expect_open_fails(kernel(), dst, 0, "past end of file");
 	free(b);
-	/* A KVA-addressed core is not a FreeBSD full dump. */
-	expect_open_fails(kernel(), fixture_path("fbsd14/vmcore.kva.elf"), 0, "virtual address");
+	/* A core with neither physical nor virtual ranges holds nothing. */
 }
 END_TEST
 
@@ -186,11 +204,11 @@ START_TEST(not_dumps)
 	expect_open_fails(kernel(), fifo, 0, "FIFO");          /* must not block */
 	expect_open_fails(kernel(), "/nonexistent/vmcore", 0, "No such file");
 	expect_open_fails(kernel(), kernel(), 0, "not a core dump");
-	write_file(txt, "hello\n", 6);
+	ck_assert_int_eq(write_file(txt, "hello\n", 6), 0);
 	expect_open_fails(txt, fixture_path(cores[2]), 0, "not an ELF");
 	expect_open_fails(NULL, fixture_path(cores[2]), 0, "no kernel");
-	expect_open_fails(kernel(), path_join(dir, "empty"), 0, NULL);
-	write_file(path_join(dir, "empty"), "", 0);
+	expect_open_fails(kernel(), path_join(dir, "empty"), 0, "No such file");
+	ck_assert_int_eq(write_file(path_join(dir, "empty"), "", 0), 0);
 	expect_open_fails(kernel(), path_join(dir, "empty"), 0, "empty");
 }
 END_TEST
@@ -199,18 +217,57 @@ START_TEST(wrong_kernel)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cores) / sizeof(cores[0]); i++)
+	for (i = 0; i < sizeof(cores) / sizeof(cores[0]); i++) {
 		expect_open_fails(fixture_path("fbsd14/kernel.other"), fixture_path(cores[i]), 0,
-		    "does not match");
-	/* A kernel of another generation: its page tables or version differ. */
-	expect_open_fails(fixture_path("fbsd12/kernel"), fixture_path(cores[2]), 0, NULL);
+		    "kernel does not match dump");
+		/* ... and shows both versions. */
+		expect_open_fails(fixture_path("fbsd14/kernel.other"), fixture_path(cores[i]), 0,
+		    "kernel is \"FreeBSD 14.0-RELEASE other-fixture #1");
+		expect_open_fails(fixture_path("fbsd14/kernel.other"), fixture_path(cores[i]), 0,
+		    "dump is \"FreeBSD 14.1-RELEASE fixture #0");
+	}
+	/* A kernel of another generation: the minidumps (which carry their
+	 * page tables) read its version from the wrong place, the full dump and
+	 * the raw image find no page-table root where it says. */
+	for (i = 0; i < sizeof(cores) / sizeof(cores[0]); i++) {
+		char k12[4096];
+		snprintf(k12, sizeof(k12), "%s", fixture_path("fbsd12/kernel"));
+		if (i < 3) {
+			expect_open_fails(k12, fixture_path(cores[i]), 0, "kernel does not match dump");
+			expect_open_fails(k12, fixture_path(cores[i]), 0,
+			    "kernel is \"FreeBSD 12.4-RELEASE");
+		} else
+			expect_open_fails(k12, fixture_path(cores[i]), 0,
+			    "KPML4phys holds 0x0, not a page-table address");
+	}
 }
 END_TEST
+
+/* The last failure's status, message and fault address. */
+static void
+expect_fault(kvs_t *kd, kvs_status_t st, const char *why, uint64_t va)
+{
+	char vas[64];
+	int valid;
+
+	ck_assert_msg(kvs_errstatus(kd) == st, "status %s, want %s: %s",
+	    kvs_status_str(kvs_errstatus(kd)), kvs_status_str(st), kvs_geterr(kd));
+	ck_assert_msg(strstr(kvs_geterr(kd), why) != NULL, "'%s' lacks '%s'", kvs_geterr(kd), why);
+	snprintf(vas, sizeof(vas), "va 0x%llx", (unsigned long long)va);
+	ck_assert_msg(strstr(kvs_geterr(kd), vas) != NULL, "'%s' lacks '%s'", kvs_geterr(kd), vas);
+	ck_assert_uint_eq(kvs_fault_addr(kd, &valid), va);
+	ck_assert(valid);
+}
 
 /* Reads: unmapped, not dumped, missing page-table page, page-table loop,
  * unterminated strings. */
 START_TEST(bad_reads)
 {
+	/* Why a walk stops, per core: the minidumps translate through their own
+	 * page-table section (v1: PTEs, v2/v3: PDEs and the dumped PT pages),
+	 * the full dump and the raw image through the kernel's page tables. */
+	static const char *const pte_why[] = { "PTE not valid", "PTE not valid", "PTE not valid",
+		"PT entry not valid", "PT entry not valid" };
 	json_t *t = load_truth("fbsd14/truth.json");
 	char err[KVS_ERRBUF_SIZE], buf[64];
 	kvs_t *kd = kvs_open(kernel(), fixture_path(cores[_i]), 0, err);
@@ -218,35 +275,83 @@ START_TEST(bad_reads)
 	int valid, trunc;
 
 	ck_assert_msg(kd != NULL, "%s", err);
+	/* A PD entry pointing back at its own PD: the walk takes the PD for a
+	 * PT, finds no valid entry there, and stops. */
 	va = jget(t, "loop_va");
-	(void)kvs_read(kd, va, buf, sizeof(buf));               /* returns, either way */
+	ck_assert_int_eq(kvs_read(kd, va, buf, sizeof(buf)), -1);
+	expect_fault(kd, KVS_E_UNMAPPED, pte_why[_i], va);
+	/* A PD entry whose PT page is not in the dump. */
 	va = jget(t, "missing_pt_va");
-	if (_i < 3) {                                           /* the PT page is not dumped */
-		ck_assert_int_eq(kvs_read(kd, va, buf, 8), -1);
-		ck_assert_int_gt(strlen(kvs_geterr(kd)), 0);
-		ck_assert_uint_eq(kvs_fault_addr(kd, &valid), va);
-	}
+	ck_assert_int_eq(kvs_read(kd, va, buf, 8), -1);
+	if (_i == 1 || _i == 2) {
+		expect_fault(kd, KVS_E_NOTDUMPED, "reading PT entry at physical", va);
+		ck_assert_msg(strstr(kvs_geterr(kd), "not in dump") != NULL, "%s", kvs_geterr(kd));
+	} else  /* v1 keeps PTEs itself; full dumps hold the page, zero-filled */
+		expect_fault(kd, KVS_E_UNMAPPED, pte_why[_i], va);
 	/* A read that runs from a mapped page into an unmapped one. */
 	va = jget(json_array_get(json_object_get(t, "translations"), 1), "va") & ~0xfffULL;
 	while (kvs_kvtop(kd, va, &pa) == 0)                     /* find the heap's end */
 		va += 4096;
-	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_UNMAPPED);
+	expect_fault(kd, KVS_E_UNMAPPED, pte_why[_i], va);
 	ck_assert_int_eq(kvs_read(kd, va - 16, buf, 32), -1);
-	ck_assert_uint_eq(kvs_fault_addr(kd, &valid), va);
-	ck_assert(valid);
+	expect_fault(kd, KVS_E_UNMAPPED, pte_why[_i], va);
+	{
+		char what[64];
+		snprintf(what, sizeof(what), "reading 32 bytes at 0x%llx", (unsigned long long)(va - 16));
+		ck_assert_msg(strstr(kvs_geterr(kd), what) != NULL, "%s", kvs_geterr(kd));
+	}
 	/* An unterminated string is cut at maxlen, flagged, and stays in bounds. */
 	uint64_t vers;
-	kvs_symbol(kd, "version", &vers, NULL);
+	ck_assert_int_eq(kvs_symbol(kd, "version", &vers, NULL), 0);
 	ck_assert_int_eq(kvs_read_string(kd, vers, buf, 8, &trunc), 7);
 	ck_assert_int_eq(trunc, 1);
 	ck_assert_uint_eq(strlen(buf), 7);
-	/* A string running into an unmapped page fails cleanly. */
-	{       /* ends inside the 4 mapped bytes, or fails at the unmapped page */
-		ssize_t r = kvs_read_string(kd, va - 4, buf, sizeof(buf), &trunc);
-		ck_assert(r == -1 || (r >= 0 && r < 4));
-		if (r == -1)
-			ck_assert_uint_eq(kvs_fault_addr(kd, &valid), va);
-	}
+	/* The heap's last bytes are zero here: a string there ends in bounds. */
+	ck_assert_int_eq(kvs_read_string(kd, va - 4, buf, sizeof(buf), &trunc), 0);
+	ck_assert_int_eq(trunc, 0);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_OK);
+	ck_assert_int_eq(kvs_fault_addr(kd, &valid), 0);
+	ck_assert(!valid);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* A string whose last mapped bytes hold no NUL runs into the unmapped page:
+ * it fails there, naming the page, and writes a terminated buffer. */
+START_TEST(string_into_unmapped_page)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	const char *copy = path_join(test_tmpdir(), "string.raw");
+	char err[KVS_ERRBUF_SIZE], buf[64];
+	uint64_t va, pa;
+	size_t len;
+	uint8_t *img;
+	int trunc = -1;
+	kvs_t *kd = kvs_open(kernel(), fixture_path("fbsd14/mem.raw"), KVS_O_RAW, err);
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	va = jget(json_array_get(json_object_get(t, "translations"), 1), "va") & ~0xfffULL;
+	while (kvs_kvtop(kd, va, &pa) == 0)
+		va += 4096;
+	ck_assert_int_eq(kvs_kvtop(kd, va - 4, &pa), 0);
+	kvs_close(kd);
+	img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_le(pa + 4, len);
+	memcpy(img + pa, "ABCD", 4);                       /* no NUL before the page end */
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	free(img);
+	kd = kvs_open(kernel(), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_int_eq(kvs_read_string(kd, va - 4, buf, sizeof(buf), &trunc), -1);
+	expect_fault(kd, KVS_E_UNMAPPED, "PT entry not valid", va);
+	ck_assert_ptr_nonnull(memchr(buf, '\0', sizeof(buf)));
+	/* With room for only the mapped bytes it is merely cut short. */
+	ck_assert_int_eq(kvs_read_string(kd, va - 4, buf, 5, &trunc), 4);
+	ck_assert_int_eq(trunc, 1);
+	ck_assert_str_eq(buf, "ABCD");
 	kvs_close(kd);
 	json_decref(t);
 }
@@ -284,6 +389,7 @@ main(void)
 	tcase_add_test(tc, not_dumps);
 	tcase_add_test(tc, wrong_kernel);
 	tcase_add_loop_test(tc, bad_reads, 0, 5);
+	tcase_add_test(tc, string_into_unmapped_page);
 	suite_add_tcase(s, tc);
 	uint64_t before[5], after;
 	size_t i;

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "kvmprof.h"
 #include "kvs_private.h"
 #include "testutil.h"
 
@@ -385,6 +386,99 @@ START_TEST(minidump_pmap_errors)
 END_TEST
 
 /*
+ * Entry bits that are not address bits.  Every entry below carries NX
+ * (bit 63), the software/protection-key bits 52-62 and the A/D/G/PWT/PCD/US
+ * flags; the large leaves also carry PAT (bit 12, inside their address
+ * field's alignment); the leaves point at physical addresses using bits
+ * 48-51.  A translation must drop every flag and keep every address bit, at
+ * each level and page size, in the four-level walk and in a minidump's pmap.
+ */
+#define NX (1ULL << 63)
+#define HIGH_FLAGS (0x7ffULL << 52)           /* bits 52-62 */
+#define LOW_FLAGS 0x17eULL                    /* RW US PWT PCD A D G (not PS) */
+#define PAT_LARGE 0x1000ULL
+#define FLAGS (NX | HIGH_FLAGS | LOW_FLAGS)
+
+START_TEST(flag_bits_are_not_address_bits)
+{
+	const uint64_t base = 0xffffc80000000000ULL;        /* PML4[400] */
+	const uint64_t pa4k = 0x000fedcba9876000ULL;
+	const uint64_t pa2m = 0x000abcdef0200000ULL;
+	const uint64_t pa1g = 0x000b000040000000ULL;
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	pte(P(1), 400, P(6) | V | FLAGS);
+	pte(P(6), 0, P(7) | V | FLAGS);                     /* PDP -> PD */
+	pte(P(6), 1, pa1g | V | PS | PAT_LARGE | FLAGS);    /* 1 GiB leaf */
+	pte(P(7), 0, P(8) | V | FLAGS);                     /* PD -> PT */
+	pte(P(7), 1, pa2m | V | PS | PAT_LARGE | FLAGS);    /* 2 MiB leaf */
+	pte(P(8), 0, pa4k | V | PS | FLAGS);                /* 4 KiB leaf; bit 7 is PAT here */
+	pte(P(8), 1, P(9) | V | FLAGS);
+	kerr_clear(&e);
+	/* 4 KiB: the leaf's bit 7 (PAT) and flags dropped, bits 48-51 kept. */
+	ck_assert_msg(amd64_kvtop(&x, base + 0x123, &pa, &run, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(pa, pa4k + 0x123);
+	ck_assert_uint_eq(run, 4096 - 0x123);
+	ck_assert_uint_eq(amd64_last_pagesize(), 4096);
+	ck_assert_int_eq(amd64_kvtop(&x, base + 0x1fff, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, P(9) + 0xfff);
+	/* 2 MiB: PAT (bit 12) is not an address bit; the offset's bit 12 is
+	 * clear and bit 13 set, so either mistake shows. */
+	ck_assert_msg(amd64_kvtop(&x, base + (1ULL << 21) + 0xa345, &pa, &run, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(pa, pa2m + 0xa345);
+	ck_assert_uint_eq(run, (1ULL << 21) - 0xa345);
+	ck_assert_uint_eq(amd64_last_pagesize(), 1ULL << 21);
+	ck_assert_int_eq(amd64_kvtop(&x, base + (1ULL << 21) + 0x1fffff, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, pa2m + 0x1fffff);
+	/* 1 GiB likewise. */
+	ck_assert_msg(amd64_kvtop(&x, base + (1ULL << 30) + 0x2344678, &pa, &run, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(pa, pa1g + 0x2344678);
+	ck_assert_uint_eq(run, (1ULL << 30) - 0x2344678);
+	ck_assert_uint_eq(amd64_last_pagesize(), 1ULL << 30);
+	ck_assert_int_eq(amd64_kvtop(&x, base + (2ULL << 30) - 1, &pa, &run, &e), 0);
+	ck_assert_uint_eq(pa, pa1g + (1ULL << 30) - 1);
+	/* Flags without V are still not valid. */
+	pte(P(8), 2, pa4k | FLAGS);
+	ck_assert_int_eq(amd64_kvtop(&x, base + 0x2000, &pa, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "PT entry not valid") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(flag_bits_in_minidump_pmap)
+{
+	uint64_t pmap2[4] = { 0 }, pmap1[2] = { 0 };
+	struct kvs_error e;
+	uint64_t pa, run;
+
+	setup();
+	x.have_root = false;
+	x.pt_base = AMD64_KERNBASE;
+	pmap2[0] = 0x000abcdef0200000ULL | V | PS | PAT_LARGE | FLAGS;
+	pmap2[1] = P(8) | V | FLAGS;
+	pte(P(8), 3, 0x000fedcba9876000ULL | V | FLAGS);
+	x.pt = pmap2;
+	x.pt_entries = 4;
+	x.pt_level = 2;
+	kerr_clear(&e);
+	ck_assert_msg(amd64_kvtop(&x, AMD64_KERNBASE + 0xa345, &pa, &run, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(pa, 0x000abcdef0200000ULL + 0xa345);
+	ck_assert_uint_eq(run, (1ULL << 21) - 0xa345);
+	ck_assert_msg(amd64_kvtop(&x, AMD64_KERNBASE + (1ULL << 21) + 0x3456, &pa, &run, &e) == 0,
+	    "%s", e.msg);
+	ck_assert_uint_eq(pa, 0x000fedcba9876000ULL + 0x456);
+	ck_assert_uint_eq(run, 4096 - 0x456);
+	pmap1[1] = 0x000fedcba9876000ULL | V | FLAGS;
+	x.pt = pmap1;
+	x.pt_entries = 2;
+	x.pt_level = 1;
+	ck_assert_msg(amd64_kvtop(&x, AMD64_KERNBASE + 0x1abc, &pa, &run, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(pa, 0x000fedcba9876000ULL + 0xabc);
+}
+END_TEST
+
+/*
  * The minidump rank index: a v2 minidump with a random 64 Ki-page bitmap
  * (about a third set); each dumped page holds its own PA, so every lookup's
  * answer is checkable, and every clear bit must say "not in dump".
@@ -467,6 +561,116 @@ START_TEST(minidump_rank_index)
 }
 END_TEST
 
+/*
+ * The other fixed-point translation: sbintime (1 s = 2^32) to nanoseconds,
+ * as the DTrace walker decodes profile intervals and fire times.  The
+ * fixture's values all have fractions below half a second, so two profile
+ * probes are given exact ones in a copy of the raw image: 0.5 s and 1.75 s
+ * intervals, a fire time of 1234.75 s.  Every fraction bit counts.
+ */
+static uint64_t
+probe_field(kvs_t *kd, uint32_t id, const char *member)
+{
+	struct kvs_typeinfo ti, tid;
+	uint64_t probes, nsym, pr = 0, arg = 0, pa, i;
+	uint32_t n = 0, pid;
+
+	/* dtrace_probes[] has holes: find the probe whose dtpr_id is id. */
+	ck_assert_int_eq(kvs_symbol(kd, "dtrace_probes", &probes, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, probes, &probes, 8), 0);
+	ck_assert_int_eq(kvs_symbol(kd, "dtrace_nprobes", &nsym, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, nsym, &n, 4), 0);
+	ck_assert_int_eq(kvs_member(kd, "dtrace_probe_t", "dtpr_id", &tid), 0);
+	ck_assert_uint_eq(tid.size, 4);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(kvs_read(kd, probes + 8 * i, &pr, 8), 0);
+		if (pr == 0)
+			continue;
+		ck_assert_int_eq(kvs_read(kd, pr + tid.offset, &pid, 4), 0);
+		if (pid == id)
+			break;
+	}
+	ck_assert_msg(i < n, "no probe %u", id);
+	ck_assert_int_eq(kvs_member(kd, "dtrace_probe_t", "dtpr_arg", &ti), 0);
+	ck_assert_int_eq(kvs_read(kd, pr + ti.offset, &arg, 8), 0);
+	ck_assert_int_eq(kvs_member(kd, "profile_probe_t", member, &ti), 0);
+	ck_assert_uint_eq(ti.size, 8);
+	ck_assert_msg(kvs_kvtop(kd, arg + ti.offset, &pa) == 0, "%s", kvs_geterr(kd));
+	return pa;
+}
+
+static kvs_t *
+open_raw_with_profile(const char *image)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), image, KVS_O_RAW, err);
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_add_module(kd, fixture_path("fbsd14/dtrace.ko")), 1);
+	ck_assert_int_eq(kvs_add_module(kd, fixture_path("fbsd14/profile.ko")), 1);
+	return kd;
+}
+
+START_TEST(sbintime_fraction_bits)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *pt;
+	const char *copy = path_join(test_tmpdir(), "sbt.raw");
+	uint32_t prof_id = 0, tick_id = 0;
+	uint64_t pa_prof, pa_tick, pa_exp;
+	uint64_t half = 0x80000000ULL, one75 = 0x1c0000000ULL, at = (1234ULL << 32) | 0xc0000000ULL;
+	kvmprof_probes_t *p;
+	size_t i, len;
+	uint8_t *img;
+	kvs_t *kd;
+
+	/* A disabled profile-N probe and an enabled tick-N probe. */
+	json_array_foreach(json_object_get(json_object_get(t, "dtrace"), "probes"), i, pt) {
+		const char *kind = json_string_value(json_object_get(pt, "kind"));
+		int on = json_is_true(json_object_get(pt, "enabled"));
+		if (kind != NULL && strcmp(kind, "profile") == 0 && !on && prof_id == 0)
+			prof_id = (uint32_t)jget(pt, "id");
+		if (kind != NULL && strcmp(kind, "tick") == 0 && on && tick_id == 0)
+			tick_id = (uint32_t)jget(pt, "id");
+	}
+	ck_assert(prof_id != 0 && tick_id != 0);
+	kd = open_raw_with_profile(fixture_path("fbsd14/mem.raw"));
+	pa_prof = probe_field(kd, prof_id, "prof_interval");
+	pa_tick = probe_field(kd, tick_id, "prof_interval");
+	pa_exp = probe_field(kd, tick_id, "prof_expected");
+	kvs_close(kd);
+
+	img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert(pa_prof + 8 <= len && pa_tick + 8 <= len && pa_exp + 8 <= len);
+	memcpy(img + pa_prof, &half, 8);
+	memcpy(img + pa_tick, &one75, 8);
+	memcpy(img + pa_exp, &at, 8);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	free(img);
+
+	kd = open_raw_with_profile(copy);
+	p = kvmprof_probes_read(kd, 1);
+	ck_assert_msg(p != NULL, "%s", kvs_geterr(kd));
+	for (i = 0; i < kvmprof_probes_count(p); i++) {
+		const struct kvmprof_probe *pr = kvmprof_probes_get(p, i);
+		if (pr->id == prof_id) {
+			ck_assert_uint_eq(pr->interval_sbt, half);
+			ck_assert_uint_eq(pr->interval_ns, 500000000);
+			ck_assert(pr->hz == 2.0);
+			prof_id = 0;
+		} else if (pr->id == tick_id) {
+			ck_assert_uint_eq(pr->interval_ns, 1750000000);
+			ck_assert_uint_eq(pr->next_fire_ns, 1234750000000ULL);
+			tick_id = 0;
+		}
+	}
+	ck_assert_msg(prof_id == 0 && tick_id == 0, "patched probes not listed");
+	kvmprof_probes_free(p);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -484,7 +688,10 @@ main(void)
 	tcase_add_test(tc, edges_and_missing_tables);
 	tcase_add_test(tc, self_referencing_pml4);
 	tcase_add_test(tc, minidump_pmap_errors);
+	tcase_add_test(tc, flag_bits_are_not_address_bits);
+	tcase_add_test(tc, flag_bits_in_minidump_pmap);
 	tcase_add_test(tc, minidump_rank_index);
+	tcase_add_test(tc, sbintime_fraction_bits);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,5 +1,9 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* program_invocation_short_name */
+#endif
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +42,16 @@ build_path(const char *rel)
 }
 
 static char tmpdir[256];
+static pid_t tmpdir_owner;
 
+/* Only the process that made the directory removes it: Check runs each test
+ * in a forked child, and a child's exit must not pull the directory from
+ * under its parent. */
 static void
 rm_tmpdir(void)
 {
 	char cmd[300];
-	if (tmpdir[0] != '\0' && getenv("KVS_KEEP_TMP") == NULL) {
+	if (tmpdir[0] != '\0' && getpid() == tmpdir_owner && getenv("KVS_KEEP_TMP") == NULL) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", tmpdir);
@@ -59,6 +67,7 @@ test_tmpdir(void)
 			perror("mkdtemp");
 			abort();
 		}
+		tmpdir_owner = getpid();
 		atexit(rm_tmpdir);
 	}
 	return tmpdir;
@@ -188,4 +197,104 @@ jget(const json_t *o, const char *key)
 		abort();
 	}
 	return jnum(v);
+}
+
+/* ---------------------------------------------------------------- oracles */
+
+/*
+ * What each suite checks against besides the library: external programs
+ * (the independent oracles, installed by scripts/setup.sh) and files that
+ * must be present.  Checked before main() of every suite, so no test can
+ * pass or skip silently for want of its oracle: a missing one fails the
+ * suite.  A developer may opt out of missing *programs* (never files) with
+ * KVS_ALLOW_MISSING_ORACLES=1: the suite then prints "SKIPPED: ..." and
+ * exits 77, which meson reports as SKIP and scripts/test.sh names in its
+ * summary line.
+ */
+struct oracle_req {
+	const char *suite;
+	const char *const tools[6];
+	const char *const files[6];   /* relative to $KVS_FIXTURES */
+	int needs_srcdir;             /* $KVS_SRCDIR (generator sources) */
+};
+
+static const struct oracle_req oracle_reqs[] = {
+	{ "check_gdb", { "gdb" }, { "fbsd14/kernel", "fbsd14/vmcore.kva.elf" }, 0 },
+	{ "check_gprof", { "gprof" }, { "fbsd14/kernel" }, 0 },
+	{ "check_tui", { "tmux", "python3", "bash" }, { "fbsd14/kernel", "fbsd14/truth.json" }, 1 },
+	{ "check_symtab", { "gcc", "nm" }, { "fbsd14/kernel" }, 0 },
+	{ "check_open", { "objcopy" }, { "fbsd14/kernel" }, 0 },
+	{ "check_cli", { "python3", "gcc", "ld", "bash" }, { "fbsd14/kernel" }, 1 },
+	{ "check_dwarf", { NULL }, { "fbsd14/truth.json", "fbsd14/kernel", "fbsd14/kernel.dwarf2",
+	    "fbsd14/kernel.dwarf5" }, 0 },
+};
+
+int
+have_tool(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(name, '/') != NULL)
+		return access(name, X_OK) == 0;
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path != '\0') {
+		size_t n = strcspn(path, ":");
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+int
+oracles_optional(void)
+{
+	const char *v = getenv("KVS_ALLOW_MISSING_ORACLES");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
+__attribute__((constructor)) static void
+require_oracles(void)
+{
+	const char *me = program_invocation_short_name;
+	char missing[1024] = "";
+	size_t i, k, n = 0;
+	int files_missing = 0;
+
+	for (i = 0; i < sizeof(oracle_reqs) / sizeof(oracle_reqs[0]); i++) {
+		const struct oracle_req *r = &oracle_reqs[i];
+		if (strcmp(me, r->suite) != 0)
+			continue;
+		for (k = 0; k < 6 && r->tools[k] != NULL; k++)
+			if (!have_tool(r->tools[k]))
+				n += (size_t)snprintf(missing + n, n < sizeof(missing) ? sizeof(missing) - n : 0,
+				    "%s%s", n ? ", " : "", r->tools[k]);
+		for (k = 0; k < 6 && r->files[k] != NULL; k++)
+			if (access(fixture_path(r->files[k]), R_OK) != 0) {
+				fprintf(stderr, "FAILED: %s: fixture %s missing: %s\n", me,
+				    fixture_path(r->files[k]), strerror(errno));
+				files_missing = 1;
+			}
+		if (r->needs_srcdir && getenv("KVS_SRCDIR") == NULL) {
+			fprintf(stderr, "FAILED: %s: KVS_SRCDIR not set (run through meson test)\n", me);
+			files_missing = 1;
+		}
+	}
+	if (files_missing)
+		exit(EXIT_FAILURE);
+	if (n == 0)
+		return;
+	if (oracles_optional()) {
+		fprintf(stderr, "SKIPPED: %s missing (%s)\n", missing, me);
+		exit(77);
+	}
+	fprintf(stderr, "FAILED: %s: oracle %s missing; install it (scripts/setup.sh) or set "
+	    "KVS_ALLOW_MISSING_ORACLES=1 to skip this suite\n", me, missing);
+	exit(EXIT_FAILURE);
 }

@@ -21,6 +21,18 @@ void *read_file(const char *path, size_t *len);
 int copy_prefix(const char *src, const char *dst, size_t len);
 /* Run a shell command, capture stdout into a malloc'ed string; *status = exit status. */
 char *run_capture(const char *cmd, int *status);
+
+/*
+ * Oracles.  The external programs and fixture files each suite checks
+ * against are listed per suite in testutil.c (oracle_reqs) and verified
+ * before main() runs: a missing one fails the suite.  Only with
+ * KVS_ALLOW_MISSING_ORACLES=1 does a missing program skip the suite instead
+ * (exit 77, "SKIPPED: <tool> missing" on stderr, named by scripts/test.sh).
+ */
+/* 1 if name is an executable on $PATH (or an executable path). */
+int have_tool(const char *name);
+/* 1 if KVS_ALLOW_MISSING_ORACLES=1. */
+int oracles_optional(void);
 #endif
 
 #include <jansson.h>

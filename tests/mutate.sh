@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# mutate.sh - does the test suite notice small, plausible bugs?
+#
+# Copies the source tree to a private directory under /tmp, builds it once,
+# checks that the unmodified copy passes, then applies each mutation below on
+# its own (a literal text replacement in one file), rebuilds, and runs the
+# suites until the first failure.  A mutant is KILLED when some test fails,
+# SURVIVED when every suite still passes.  The working tree is never touched.
+#
+#   tests/mutate.sh [-s SRCDIR] [-k] [-l] [NAME...]
+#     -s SRCDIR  tree to copy (default: the one holding this script)
+#     -k         keep the scratch directory
+#     -l         list the mutations and exit
+#     NAME...    run only these mutations
+#   KVS_MUTATE_SUITES="check_translate check_open"  run only these suites
+#   KVS_MUTATE_JOBS=2                               meson test processes
+#
+# Exit status: 0 when every mutant was killed, 1 when one survived, 2 on a
+# setup problem (the unmodified copy does not build or pass).
+#
+# Not run in CI: it rebuilds the tree once per mutation.
+set -uo pipefail
+
+# name :: file :: occurrence (0 = every) :: text :: replacement
+MUTATIONS=$(cat <<'EOF'
+amd64-nx-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x800ffffffffff000ULL
+amd64-nx-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x800fffffffe00000ULL
+amd64-nx-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x800fffffc0000000ULL
+amd64-pat-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x000fffffffe01000ULL
+amd64-pat-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x000fffffc0001000ULL
+amd64-high-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x0000fffffffff000ULL
+amd64-high-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x0000ffffffe00000ULL
+amd64-high-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x0000ffffc0000000ULL
+amd64-swbits-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x7ffffffffffff000ULL
+amd64-2m-offset-walk :: libkvmstat/arch/amd64.c :: 1 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o)
+amd64-2m-offset-pmap :: libkvmstat/arch/amd64.c :: 2 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o)
+amd64-noncanonical-unchecked :: libkvmstat/arch/amd64.c :: 1 :: if (!amd64_canonical(va)) :: if (0 && !amd64_canonical(va))
+amd64-canonical-bit46 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 17) >> 17)
+amd64-canonical-bit48 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 15) >> 15)
+amd64-dmap-end-inclusive :: libkvmstat/arch/amd64.c :: 1 :: va < x->p.direct_end :: va <= x->p.direct_end
+dtrace-sbt-fraction-bit31 :: libkvmstat/os/freebsd/dtrace.c :: 1 :: (sbt & 0xffffffffULL) :: (sbt & 0x7fffffffULL)
+malloc-percpu-numfrees :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_numfrees = nf; :: mt->mt_percpu_alloc[c].mtp_numfrees = 0;
+malloc-percpu-memalloced :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_memalloced = a; :: mt->mt_percpu_alloc[c].mtp_memalloced = f;
+escape-sanitize-off :: common/escape.c :: 1 :: bool ctl = s[i] < 0x20 || s[i] == 0x7f; :: bool ctl = false;
+escape-c1-allowed :: common/escape.c :: 1 :: (cp >= 0x80 && cp <= 0x9f) :: (cp >= 0x80 && cp <= 0x7f)
+symtab-no-underscore :: libkvmstat/types/symtab.c :: 1 :: if (s == NULL && name[0] == '_' && name[1] != '\0') :: if (0)
+symtab-local-beats-global :: libkvmstat/types/symtab.c :: 1 :: return cur->bind == STB_LOCAL && cand->bind != STB_LOCAL; :: return cur->bind == 99 && cand->bind != STB_LOCAL;
+symtab-at-past-end :: libkvmstat/types/symtab.c :: 1 :: addr >= s->value + s->size :: addr > s->value + s->size
+EOF
+)
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+src=$here
+keep=0
+list=0
+while getopts "s:kl" o; do
+  case $o in
+    s) src=$(cd "$OPTARG" && pwd) ;;
+    k) keep=1 ;;
+    l) list=1 ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+only=("$@")
+
+field() { # field N of a mutation line (fields separated by " :: ")
+  awk -v n="$2" 'BEGIN { FS = " :: " } { print $n }' <<<"$1"
+}
+
+if [ $list -eq 1 ]; then
+  while IFS= read -r m; do
+    echo "$(field "$m" 1): $(field "$m" 2)"
+  done <<<"$MUTATIONS"
+  exit 0
+fi
+
+work=$(mktemp -d /tmp/kvs-mutate.XXXXXX)
+cleanup() { [ $keep -eq 1 ] && echo "kept $work" || rm -rf "$work"; }
+trap cleanup EXIT
+tree=$work/src
+build=$work/build
+mkdir -p "$tree"
+
+# The tree as a developer has it: tracked and new files, no build output.
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 -I{} cp --parents -a {} "$tree"/ 2>/dev/null)
+else
+  (cd "$src" && tar -c --exclude='./build*' --exclude='./.git' . | tar -x -C "$tree")
+fi
+
+suites=(${KVS_MUTATE_SUITES:-})
+jobs=${KVS_MUTATE_JOBS:-2}
+run_tests() {
+  meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" "${suites[@]}" \
+    >"$work/test.log" 2>&1
+}
+
+echo "mutate: building $tree"
+if ! meson setup "$build" "$tree" >"$work/setup.log" 2>&1 || ! ninja -C "$build" >"$work/build.log" 2>&1; then
+  echo "mutate: the unmodified tree does not build (see $work/build.log)"; keep=1; exit 2
+fi
+if ! run_tests; then
+  echo "mutate: the unmodified tree fails its tests (see $work/test.log)"; keep=1; exit 2
+fi
+
+# Replace occurrence N (0: every one) of literal text FROM by TO in FILE.
+apply() {
+  FROM=$3 TO=$4 N=$2 perl -0pi -e 'my $n = 0; s/\Q$ENV{FROM}\E/(++$n == $ENV{N} || $ENV{N} == 0) ? $ENV{TO} : $&/ge' "$1"
+}
+
+killed=0
+survived=0
+while IFS= read -r m; do
+  name=$(field "$m" 1)
+  file=$(field "$m" 2)
+  occ=$(field "$m" 3)
+  from=$(field "$m" 4)
+  to=$(field "$m" 5)
+  if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then
+    continue
+  fi
+  cp "$tree/$file" "$work/orig"
+  apply "$tree/$file" "$occ" "$from" "$to"
+  if cmp -s "$tree/$file" "$work/orig"; then
+    verdict="NOT APPLIED (text not found)"
+    survived=$((survived + 1))
+  elif ! ninja -C "$build" >"$work/build.log" 2>&1; then
+    verdict="DOES NOT BUILD (fix the mutation)"
+    survived=$((survived + 1))
+  elif run_tests; then
+    verdict="SURVIVED"
+    survived=$((survived + 1))
+  else
+    by=$(grep -E '^ *[0-9]+/[0-9]+ +[a-z_]+ +(FAIL|TIMEOUT)' "$work/test.log" | awk '{print $2}' | sort -u | paste -sd, -)
+    verdict="killed by ${by:-?}"
+    killed=$((killed + 1))
+  fi
+  # A plain copy: the restored file must look newer than the mutant's
+  # objects, or ninja would keep them.
+  cp "$work/orig" "$tree/$file"
+  touch "$tree/$file"
+  printf '%-30s %s\n' "$name" "$verdict"
+done <<<"$MUTATIONS"
+
+# Every file is back: the copy must pass again, or the verdicts are suspect.
+if ! ninja -C "$build" >"$work/build.log" 2>&1 || ! run_tests; then
+  echo "mutate: the restored tree no longer passes (see $work/test.log): verdicts unreliable"
+  keep=1
+  exit 2
+fi
+echo "mutate: $killed killed, $survived survived"
+[ $survived -eq 0 ]
