@@ -199,7 +199,8 @@ START_TEST(replace_value)
 
 	ck_assert_int_eq(kvs_htab_add(&t, 7, 1), 0);
 	ck_assert_int_eq(kvs_htab_add(&t, 7, 2), 0);
-	for (v = kvs_htab_first(&t, 7, &p); v != 0 && v != 2; v = kvs_htab_next(&t, &p))
+	for (v = kvs_htab_first(&t, 7, &p); v != 0 && v != 2;
+	    v = kvs_htab_next(&t, &p))
 		;
 	ck_assert_uint_eq(v, 2);
 	kvs_htab_replace(&t, &p, 9);

@@ -58,9 +58,9 @@
 
 /* String -> one record, over the library's shared table (hashtab.h): the
  * records sit in a dense array and the table holds index + 1, so a slot is
- * 8 bytes and growing the table moves no record.  A pointer returned by hm_find or
- * hm_add stays valid until the next hm_add on the same map (the array may
- * move). */
+ * 8 bytes and growing the table moves no record.  A pointer returned by
+ * hm_find or hm_add stays valid until the next hm_add on the same map (the
+ * record array may move). */
 struct hent {
 	const char *key;
 	bool decl;         /* index: this entry is only a declaration */
