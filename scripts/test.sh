@@ -50,7 +50,8 @@ for log in os.environ.get("KVS_TESTLOGS", "").split(":"):
             p += 1
         elif res == "SKIP" and allow:
             s += 1
-            m = re.findall(r"^SKIPPED: (.*)$", r.get("stdout") or "", re.M)
+            out = (r.get("stdout") or "") + (r.get("stderr") or "")
+            m = re.findall(r"^SKIPPED: (.*)$", out, re.M)
             why.append(m[0] if m else f"{r.get('name')} skipped")
         else:
             f += 1
