@@ -189,7 +189,31 @@ START_TEST(elf_headers)
 	ck_assert_int_eq(write_file(dst, b, len), 0);
 	expect_open_fails(kernel(), dst, 0, "past end of file");
 	free(b);
-	/* A core with neither physical nor virtual ranges holds nothing. */
+	/* A core with neither physical nor virtual ranges holds nothing: every
+	 * PT_LOAD turned into a PT_NOTE. */
+	b = read_file(src, &len);
+	ck_assert_ptr_nonnull(b);
+	{
+		uint64_t phoff;
+		uint16_t phnum, k;
+		int loads = 0;
+		memcpy(&phoff, b + 0x20, 8);
+		memcpy(&phnum, b + 0x38, 2);
+		ck_assert_uint_le(phoff + 56ULL * phnum, len);
+		for (k = 0; k < phnum; k++) {
+			uint32_t type;
+			memcpy(&type, b + phoff + 56ULL * k, 4);
+			if (type == 1) {                 /* PT_LOAD -> PT_NOTE */
+				type = 4;
+				memcpy(b + phoff + 56ULL * k, &type, 4);
+				loads++;
+			}
+		}
+		ck_assert_int_gt(loads, 0);
+	}
+	ck_assert_int_eq(write_file(dst, b, len), 0);
+	free(b);
+	expect_open_fails(kernel(), dst, 0, "ELF dump has no PT_LOAD segments");
 }
 END_TEST
 
