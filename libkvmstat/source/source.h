@@ -40,6 +40,10 @@ struct kvs_src_info {
 	/* A copy of the kernel's message buffer the dump carries, or NULL. */
 	const void *msgbuf;
 	uint64_t msgbuf_len;
+	/* Formats storing compressed pages (kdump): the source's cache of
+	 * decompressed pages, hits and misses so far (info() reports them as
+	 * of the call).  0 for the others. */
+	uint64_t cache_hits, cache_misses;
 };
 
 struct kvs_open_args {
@@ -82,6 +86,7 @@ extern KVS_HIDDEN const struct kvs_source_ops *const kvs_source_table[];
 extern KVS_HIDDEN const size_t kvs_source_count;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_minidump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_elfdump;
+extern KVS_HIDDEN const struct kvs_source_ops kvs_source_kdump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_raw;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_devmem;
 

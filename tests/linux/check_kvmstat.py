@@ -7,7 +7,9 @@ For each capture (made by capture.sh, oracles by run_oracles.sh, kvmstat's
 outputs by realcore.sh):
   - every kvmstat run succeeded;
   - every dump format of one moment gives the same answers (physical ELF,
-    paging ELF, and the guest's RAM file when there is one);
+    paging ELF, the guest's RAM file when there is one, and the
+    kdump-compressed forms: QEMU's flattened stream, it rebuilt, and
+    makedumpfile's filtered zlib and lzo outputs);
   - per cache, num_objs, num_slabs, active_objs and the exactly allocated
     objects (and object_size, size, objects_per_slab) equal drgn's;
   - they equal the guest's /proc/slabinfo wherever drgn's do; a cache that
@@ -25,6 +27,9 @@ import sys
 
 passed = 0
 failed = 0
+# The kdump-compressed files capture.sh makes (those present are compared).
+KDUMPS = ["vmcore.kdump-zlib.flat", "vmcore.kdump-zlib", "vmcore.kdump-zlib.uts",
+          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd"]
 
 
 def check(ok, what, detail=""):
@@ -76,6 +81,9 @@ def main():
         dumps = ["vmcore.elf", "vmcore.elf-paging"]
         if os.path.exists(os.path.join(cd, "mem.ram")):
             dumps.append("mem.ram")
+        for d in KDUMPS:
+            if os.path.exists(os.path.join(cd, d)):
+                dumps.append(d)
         before = failed
         runs = sorted(f[:-3] for f in os.listdir(od) if f.endswith(".rc"))
         for r in runs:

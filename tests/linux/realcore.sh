@@ -56,6 +56,13 @@ for cap in "${captures[@]}"; do
 	mkdir -p "$OUT/$cap"
 	dumps=(vmcore.elf vmcore.elf-paging)
 	[ -f "$dir/mem.ram" ] && dumps+=(mem.ram)
+	# The kdump-compressed forms (source/kdump.c): QEMU's flattened stream,
+	# the file makedumpfile -R rebuilds from it (bare and with its utsname
+	# filled), and makedumpfile's filtered zlib / lzo (/ zstd) outputs.
+	for d in vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts \
+	    vmcore.mdf-d31 vmcore.mdf-lzo vmcore.mdf-zstd; do
+		[ -f "$dir/$d" ] && dumps+=("$d")
+	done
 	for d in "${dumps[@]}"; do
 		raw=(); [ "$d" = mem.ram ] && raw=(--raw)
 		for c in "slab --json" "slab" "slab --format crash" "dmesg" "info --json"; do
