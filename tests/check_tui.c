@@ -18,7 +18,9 @@
 
 #include "testutil.h"
 
-static char sess[64], raw[512];
+/* Session names are chosen in main() (before Check forks the tests) so that
+ * main can remove them however a test ends. */
+static char sess[64], sess_raw[64], raw[512];
 
 static void
 tmux(const char *fmt, const char *arg)
@@ -102,7 +104,6 @@ START_TEST(end_to_end)
 	int i;
 
 	ck_assert_msg(src != NULL, "KVS_SRCDIR not set");
-	snprintf(sess, sizeof(sess), "kvstest%d", (int)getpid());
 	snprintf(raw, sizeof(raw), "%s", path_join(test_tmpdir(), "live.raw"));
 	snprintf(cmd, sizeof(cmd), "bash %s/fixtures/gen/live.sh %s 3000 60 >/dev/null 2>&1 & echo $!",
 	    src, raw);
@@ -250,7 +251,8 @@ curses_sequence(const unsigned char *p, size_t n)
  */
 START_TEST(raw_output_escapes_names)
 {
-	char *name = hostile_name(), cmd[8192], esc[512], s2[64];
+	char *name = hostile_name(), cmd[8192], esc[512];
+	const char *s2 = sess_raw;
 	const char *dir = test_tmpdir();
 	char out[512], gate[512];
 	unsigned char *b;
@@ -259,7 +261,6 @@ START_TEST(raw_output_escapes_names)
 
 	snprintf(out, sizeof(out), "%s", path_join(dir, "kvmtop.bytes"));
 	snprintf(gate, sizeof(gate), "%s", path_join(dir, "gate"));
-	snprintf(s2, sizeof(s2), "kvsraw%d", (int)getpid());
 	/* What the list's 18-column TYPE field shows: each control byte as
 	 * \xNN, cut to 18 characters. */
 	for (i = 0; name[i] != '\0' && o < sizeof(esc) - 5; i++) {
@@ -326,6 +327,8 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	snprintf(sess, sizeof(sess), "kvstest%d", (int)getpid());
+	snprintf(sess_raw, sizeof(sess_raw), "kvsraw%d", (int)getpid());
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, end_to_end);
 	tcase_add_test(tc, raw_output_escapes_names);
@@ -334,9 +337,11 @@ main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	if (sess[0] != '\0') {
+	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "tmux kill-session -t %s >/dev/null 2>&1", sess);
+		(void)!system(cmd);
+		snprintf(cmd, sizeof(cmd), "tmux kill-session -t %s >/dev/null 2>&1", sess_raw);
 		(void)!system(cmd);
 	}
 	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
