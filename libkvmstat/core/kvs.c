@@ -202,6 +202,81 @@ open_source(kvs_t *kd, const char *core, int flags)
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
 }
 
+/*
+ * KVS_O_KERNEL_ONLY: no dump.  A source that holds nothing stands in for
+ * one, so that every read path (kvs_read, kvs_read_phys, the OS layer's
+ * own reads) fails with the same message instead of meeting a NULL source.
+ */
+static int
+nomem_read(void *priv, uint64_t addr, void *buf, size_t len, struct kvs_error *e)
+{
+	const kvs_t *kd = priv;
+
+	(void)buf;
+	(void)len;
+	e->fault_valid = true;
+	e->fault_addr = addr;
+	return kerr_set(e, KVS_E_INVAL, "no memory: kernel %s opened without a "
+	    "dump (KVS_O_KERNEL_ONLY)", kd->kernel_path);
+}
+
+static void
+nomem_info(void *priv, struct kvs_src_info *out)
+{
+	(void)priv;
+	memset(out, 0, sizeof(*out));
+	out->format = "none";
+	out->page_size = 4096;
+	out->virtual_only = true;
+}
+
+static void
+nomem_close(void *priv)
+{
+	(void)priv;
+}
+
+static const struct kvs_source_ops source_nomem = {
+	.name = "none",
+	.read_phys = nomem_read,
+	.read_virt = nomem_read,
+	.info = nomem_info,
+	.close = nomem_close,
+};
+
+/* KVS_O_KERNEL_ONLY on an ELF file no OS claims (a test object, a
+ * userland program): its types still answer; nothing else does. */
+static int
+noos_ok(kvs_t *kd)
+{
+	(void)kd;
+	return 0;
+}
+
+static int
+noos_info(kvs_t *kd, struct kvs_kernelinfo *ki)
+{
+	(void)kd;
+	(void)ki;
+	return 0;
+}
+
+static int
+noos_memstat(struct memory_type_list *list, kvs_t *kd)
+{
+	(void)list;
+	return kerr_set(&kd->err, KVS_E_INVAL, "%s: not a kernel of a known "
+	    "operating system", kd->kernel_path);
+}
+
+static const struct kvs_os_ops os_unknown = {
+	.name = "unknown",
+	.probe = noos_ok,
+	.verify = noos_ok,
+	.kernel_info = noos_info,
+	.memstat_all = noos_memstat,
+};
+
 /* Which kernel family: the first OS whose probe claims the kernel. */
 static int
 find_os(kvs_t *kd)
@@ -281,7 +356,9 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given");
 		return NULL;
 	}
-	if (core == NULL)
+	if (flags & KVS_O_KERNEL_ONLY)
+		core = "(no dump)";
+	else if (core == NULL)
 		core = "/dev/mem";
 	kd = calloc(1, sizeof(*kd));
 	if (kd == NULL) {
@@ -307,6 +384,16 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		goto fail;
 	}
 	find_debug_file(kd);
+	if (flags & KVS_O_KERNEL_ONLY) {
+		if (find_os(kd) != 0) {
+			kerr_clear(&kd->err);
+			kd->os = &os_unknown;
+		}
+		kd->src = &source_nomem;
+		kd->src_priv = kd;
+		kd->src->info(kd->src_priv, &kd->info);
+		return kd;
+	}
 	if (find_os(kd) != 0)
 		goto fail;
 	if (open_source(kd, core, flags) != 0)
@@ -372,6 +459,8 @@ int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
+	if (kd->src == &source_nomem)
+		return nomem_read(kd, kva, NULL, 0, &kd->err);
 	if (kd->arch_priv == NULL)
 		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
 		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
@@ -724,6 +813,58 @@ kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti)
 {
 	ENTER(kd);
 	return type_query(kd, TQ_VARIABLE, var, NULL, ti);
+}
+
+/*
+ * Members of a struct or union: BTF first, then DWARF, then the modules'
+ * DWARF, as type_query; only "not found" falls through (a walk the
+ * callback stopped, or an error met half-way, is the answer).
+ */
+int
+kvs_type_members(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const struct kvs_member_info *m), void *arg)
+{
+	struct kvs_btf *bt;
+	struct kvs_error be;
+	unsigned i;
+	int rc;
+
+	ENTER(kd);
+	if (type == NULL || cb == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "no type name or callback");
+	if ((bt = need_btf(kd)) != NULL) {
+		kerr_clear(&be);
+		rc = kvs_btf_members(bt, type, cb, arg, &be);
+		if (rc != -1 || be.status != KVS_E_NOTYPE) {
+			kd->err = be;
+			return rc;
+		}
+	}
+	if (need_dwarf(kd) != 0) {
+		if (bt != NULL)
+			kd->err = be;
+		return -1;
+	}
+	rc = kvs_dwarf_members(kd->dwarf, type, cb, arg, &kd->err);
+	for (i = 0; i < kd->nmods && rc == -1 && kd->err.status == KVS_E_NOTYPE; i++) {
+		struct kvs_module *m = &kd->mods[i];
+		struct kvs_error e2;
+
+		kerr_clear(&e2);
+		if (m->dwarf == NULL && !m->dwarf_tried) {
+			m->dwarf_tried = true;
+			if (kvs_dwarf_open(&m->dwarf, m->elf, &e2) != 0)
+				m->dwarf = NULL;
+		}
+		if (m->dwarf == NULL)
+			continue;
+		rc = kvs_dwarf_members(m->dwarf, type, cb, arg, &e2);
+		if (rc != -1 || e2.status != KVS_E_NOTYPE) {
+			kd->err = e2;
+			return rc;
+		}
+	}
+	return rc;
 }
 
 /* --------------------------------------------------------------- info */

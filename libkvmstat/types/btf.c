@@ -947,3 +947,73 @@ kvs_btf_variable(struct kvs_btf *b, const char *var, struct kvs_typeinfo *ti,
 		return kerr_push(e, "variable %s", var);
 	return 0;
 }
+
+/*
+ * kvs_btf_members: the members of the struct/union t, which starts `base`
+ * bits from the start of the named type; an anonymous struct/union member
+ * is reported, then walked one level deeper.  As dwarf.c's walk.
+ */
+static int
+walk_members(struct kvs_btf *b, const struct btf_type *t, uint64_t base,
+    unsigned depth, kvs_member_cb cb, void *arg, struct kvs_error *e)
+{
+	const struct btf_member *m = btf_members(t);
+	unsigned i, vlen = btf_vlen(t);
+
+	if (depth > MAX_TYPE_DEPTH)
+		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
+	for (i = 0; i < vlen; i++) {
+		const char *mn = btf__name_by_offset(b->btf, m[i].name_off);
+		struct kvs_member_info mi;
+		struct kvs_typeinfo ti;
+		const struct btf_type *at;
+		uint64_t bitpos;
+		unsigned bits;
+		uint32_t p;
+		int rc;
+
+		memset(&mi, 0, sizeof(mi));
+		memset(&ti, 0, sizeof(ti));
+		if (describe(b, m[i].type, &ti, e) != 0 ||
+		    bitfield(b, t, i, &bitpos, &bits, e) != 0 ||
+		    peel(b, m[i].type, &p, &at, e) != 0)
+			return -1;
+		mi.name = mn != NULL && mn[0] != '\0' ? mn : NULL;
+		mi.bit_offset = base + bitpos;
+		mi.offset = mi.bit_offset / 8;
+		mi.bit_size = bits;
+		mi.size = ti.size;
+		mi.type_name = ti.type_name;
+		mi.kind = ti.kind;
+		mi.depth = depth;
+		if ((rc = cb(arg, &mi)) != 0)
+			return rc;
+		if (mi.name == NULL && at != NULL && btf_is_composite(at) &&
+		    (rc = walk_members(b, at, mi.bit_offset, depth + 1, cb, arg, e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+kvs_btf_members(struct kvs_btf *b, const char *type, kvs_member_cb cb,
+    void *arg, struct kvs_error *e)
+{
+	const struct btf_type *t;
+	uint32_t id;
+	int rc;
+
+	if (type == NULL || cb == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name or callback");
+	if (find_type(b, type, &id, e) != 0)
+		return -1;
+	if (peel(b, id, &id, &t, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (t == NULL || !btf_is_composite(t))
+		return kerr_set(e, KVS_E_INVAL, "type %s is not a struct or union",
+		    type);
+	rc = walk_members(b, t, 0, 0, cb, arg, e);
+	if (rc == -1 && e->status != KVS_OK)
+		return kerr_push(e, "members of %s", type);
+	return rc;
+}

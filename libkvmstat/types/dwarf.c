@@ -1889,3 +1889,101 @@ kvs_dwarf_variable(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti
 		free(key);
 	return rc;
 }
+
+/*
+ * kvs_dwarf_members: the DW_TAG_member children of the struct/union DIE at
+ * sou, which starts `base` bits from the start of the named type; an
+ * anonymous struct/union member is reported, then walked one level deeper.
+ * As btf.c's walk.
+ */
+static int
+walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
+    kvs_member_cb cb, void *arg, struct kvs_error *e)
+{
+	Dwarf_Die die, c = NULL, s = NULL;
+	Dwarf_Error err = NULL;
+	int rc, ret = 0;
+
+	if (depth > MAX_TYPE_DEPTH)
+		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
+	if (die_at(d, sou, &die, e) != 0)
+		return -1;
+	rc = dwarf_child(die, &c, &err);
+	if (rc == DW_DLV_ERROR)
+		ret = dw_fail(d, e, err, "reading members", sou);
+	while (rc == DW_DLV_OK) {
+		struct kvs_member_info mi;
+		struct kvs_typeinfo ti;
+		Dwarf_Off t, p;
+		Dwarf_Half tag, ptag;
+		const char *mn;
+		uint64_t loc, bitpos;
+		unsigned bits;
+
+		if (die_tag(d, c, &tag, e) != 0 || die_name(d, c, &mn, e) != 0) {
+			ret = -1;
+			break;
+		}
+		if (tag == DW_TAG_member) {
+			memset(&mi, 0, sizeof(mi));
+			memset(&ti, 0, sizeof(ti));
+			if (die_ref(d, c, DW_AT_type, &t, e) != 0 ||
+			    member_location(d, c, &loc, e) != 0 ||
+			    bitfield(d, c, loc, &bitpos, &bits, e) != 0 ||
+			    describe(d, t, &ti, &p, &ptag, e) != 0) {
+				ret = -1;
+				break;
+			}
+			mi.name = mn;
+			mi.bit_offset = base + bitpos;
+			mi.offset = mi.bit_offset / 8;
+			mi.bit_size = bits;
+			mi.size = ti.size;
+			mi.type_name = ti.type_name;
+			mi.kind = ti.kind;
+			mi.depth = depth;
+			if ((ret = cb(arg, &mi)) != 0)
+				break;
+			if (mn == NULL && (ptag == DW_TAG_structure_type ||
+			    ptag == DW_TAG_union_type || ptag == DW_TAG_class_type) &&
+			    (ret = walk_members(d, p, mi.bit_offset, depth + 1, cb,
+			    arg, e)) != 0)
+				break;
+		}
+		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		if (rc == DW_DLV_ERROR) {
+			ret = dw_fail(d, e, err, "reading members", sou);
+			break;
+		}
+		dwarf_dealloc_die(c);
+		c = rc == DW_DLV_OK ? s : NULL;
+	}
+	if (c != NULL)
+		dwarf_dealloc_die(c);
+	dwarf_dealloc_die(die);
+	return ret;
+}
+
+int
+kvs_dwarf_members(struct kvs_dwarf *d, const char *type, kvs_member_cb cb,
+    void *arg, struct kvs_error *e)
+{
+	Dwarf_Off off;
+	Dwarf_Half tag;
+	int rc;
+
+	if (type == NULL || cb == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name or callback");
+	if (find_type(d, type, &off, e) != 0)
+		return -1;
+	if (peel(d, off, &off, &tag, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+	    tag != DW_TAG_class_type)
+		return kerr_set(e, KVS_E_INVAL, "type %s is not a struct or union",
+		    type);
+	rc = walk_members(d, off, 0, 0, cb, arg, e);
+	if (rc == -1 && e->status != KVS_OK)
+		return kerr_push(e, "members of %s", type);
+	return rc;
+}

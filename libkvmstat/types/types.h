@@ -42,6 +42,10 @@ KVS_HIDDEN int kvs_dwarf_member(struct kvs_dwarf *d, const char *type,
 KVS_HIDDEN int kvs_dwarf_variable(struct kvs_dwarf *d, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if unknown */
+/* kvs_type_members (kvmstat.h): 0, -1 with e set, or cb's non-zero value. */
+typedef int (*kvs_member_cb)(void *arg, const struct kvs_member_info *m);
+KVS_HIDDEN int kvs_dwarf_members(struct kvs_dwarf *d, const char *type,
+    kvs_member_cb cb, void *arg, struct kvs_error *e);
 
 /* -------------------------------------------------------------------- BTF */
 
@@ -66,5 +70,7 @@ KVS_HIDDEN int kvs_btf_member(struct kvs_btf *b, const char *type,
     const char *path, struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_btf_variable(struct kvs_btf *b, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_members(struct kvs_btf *b, const char *type,
+    kvs_member_cb cb, void *arg, struct kvs_error *e);
 
 #endif

@@ -26,6 +26,11 @@ typedef struct kvs kvs_t;
 /* kvs_open() flags. */
 #define KVS_O_RAW      0x01 /* treat the core as a raw physical image */
 #define KVS_O_NOVERIFY 0x02 /* skip the kernel/dump version match check */
+/* Open the kernel alone, without memory: core is ignored, and only symbol
+ * and type queries (kvs_symbol, kvs_type, kvs_type_members...) work; every
+ * read fails with KVS_E_INVAL ("no memory: kernel opened without a dump").
+ * No dump/kernel version check is made. */
+#define KVS_O_KERNEL_ONLY 0x04
 
 /* Coarse status codes; the message chain (kvs_geterr) carries the detail. */
 typedef enum kvs_status {
@@ -116,6 +121,34 @@ int kvs_member(kvs_t *kd, const char *type, const char *path,
 int kvs_has_member(kvs_t *kd, const char *type, const char *path);
 /* Type of a global variable (offset = 0). */
 int kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti);
+
+/*
+ * The members of a struct or union, in declaration order, as `ptype /o`
+ * shows them.  An anonymous struct/union member is reported (name NULL)
+ * and then its own members, depth one deeper.  Offsets are counted from
+ * the start of the named type, inside anonymous members too.
+ */
+struct kvs_member_info {
+	const char *name;       /* NULL for an anonymous member */
+	uint64_t offset;        /* bytes from the start of the named type
+	                         * (bit-field: the byte holding its first bit) */
+	uint64_t bit_offset;    /* bits from the start of the named type */
+	unsigned bit_size;      /* bit-fields: width in bits, else 0 */
+	uint64_t size;          /* byte size of the member's type (a bit-field:
+	                         * of its declared type, as gdb shows it) */
+	const char *type_name;  /* borrowed (as kvs_typeinfo.type_name) */
+	kvs_kind_t kind;        /* after typedefs and qualifiers are peeled */
+	unsigned depth;         /* 0: a member of the named type; n: inside n
+	                         * anonymous members */
+};
+/* Call cb for each member of type ("struct x", "union x" or a typedef of
+ * one).  cb returns 0 to go on; a non-zero value stops the walk and is
+ * returned.  Returns 0 when every member was seen, or -1 with the error set
+ * (KVS_E_NOTYPE: no such type; KVS_E_INVAL: not a struct or union).  The
+ * kernel's BTF answers when it has the type, DWARF otherwise; both give the
+ * same members. */
+int kvs_type_members(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const struct kvs_member_info *m), void *arg);
 
 /* Dump description (for `kvmstat info`). Strings borrowed from the handle. */
 struct kvs_dumpinfo {
