@@ -59,5 +59,6 @@ int cmd_probes(kvs_t *kd, const struct opts *o);
 int cmd_zone(kvs_t *kd, const struct opts *o);
 int cmd_profil(kvs_t *kd, const struct opts *o);
 int cmd_slab(kvs_t *kd, const struct opts *o);
+int cmd_type(kvs_t *kd, const struct opts *o);
 
 #endif

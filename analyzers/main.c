@@ -26,6 +26,10 @@
 enum {
 	A_FORMAT = 1 << 0, A_SORT = 1 << 1, A_PERCPU = 1 << 2, A_ALL = 1 << 3,
 	A_TOP = 1 << 4, A_OUTPUT = 1 << 5, A_FORCE = 1 << 6,
+	A_ARGS = 1 << 7,            /* positional arguments (type NAME...) */
+	/* Not an option: the command needs -N only, and the kernel is opened
+	 * alone (KVS_O_KERNEL_ONLY), -M or not. */
+	A_KERNEL_ONLY = 1 << 8,
 };
 
 struct command {
@@ -53,6 +57,8 @@ static const struct command commands[] = {
 	{ "profil", cmd_profil, "processes with profil(2) enabled", 0, NULL, "" },
 	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo", A_FORMAT | A_PERCPU,
 	    "slabinfo|crash", "[--format slabinfo|crash] [--percpu]" },
+	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
+	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -158,7 +164,7 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 			return usage_error(o->json, "--top takes a positive number, not '%s'",
 			    top_arg);
 	}
-	if (o->nargs > 0)
+	if (o->nargs > 0 && !(c->accepts & A_ARGS))
 		return usage_error(o->json, "%s takes no argument '%s'", c->name, o->args[0]);
 	return 0;
 }
@@ -316,6 +322,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "kvmstat: -M needs -N kernel\n");
 		return 2;
 	}
+	if (c->accepts & A_KERNEL_ONLY)
+		o.open_flags |= KVS_O_KERNEL_ONLY;
 	kd = open_handle(&o);
 	if (kd == NULL)
 		return 1;
