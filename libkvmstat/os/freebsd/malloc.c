@@ -137,9 +137,10 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 }
 
 /* kmemzones: element size and count from DWARF; kz_size is the first member
- * (offset 0) and kz_name the pointer after it. */
+ * (offset 0) and kz_name the pointer after it.  Staged in the list, which
+ * keeps it if the refresh succeeds. */
 static int
-read_zones(kvs_t *kd)
+read_zones(kvs_t *kd, struct memory_type_list *list)
 {
 	struct kvs_typeinfo ti;
 	uint64_t addr, count, i;
@@ -148,7 +149,7 @@ read_zones(kvs_t *kd)
 
 	if (kvs_symbol(kd, "kmemzones", &addr, NULL) != 0) {
 		kerr_clear(&kd->err);
-		mtl_set_zones(NULL, 0);
+		mtl_set_list_zones(list, NULL, 0);
 		return 0;
 	}
 	if (kvs_variable(kd, "kmemzones", &ti) != 0 || ti.kind != KVS_KIND_ARRAY ||
@@ -170,7 +171,7 @@ read_zones(kvs_t *kd)
 		if (sz == 0)
 			break;          /* sentinel */
 	}
-	mtl_set_zones(sizes, n);
+	mtl_set_list_zones(list, sizes, n);
 	return 0;
 }
 
@@ -368,7 +369,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
 		return -1;
 	}
-	if (read_zones(kd) != 0 || kread_u64(kd, headsym, &p) != 0) {
+	if (read_zones(kd, list) != 0 || kread_u64(kd, headsym, &p) != 0) {
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		return -1;
 	}
