@@ -664,7 +664,7 @@ kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 
 /*
  * The kernel file's BTF (or its kernel.debug's), opened on first use: NULL
- * if there is none (FreeBSD kernels), if it cannot be parsed (DWARF then
+ * if there is none (kernels built without BTF), if it cannot be parsed (DWARF then
  * answers everything, as before), or if the environment says KVS_TYPES=dwarf
  * (DWARF alone: to compare the two, or to sidestep a BTF problem).
  */
