@@ -717,3 +717,40 @@ memstat_set_percpu_caller_uint64(struct memory_type *mtp, int cpu, int index, ui
 	if (cpu_ok(mtp, cpu) && idx_ok(index) && (c = caller_slots(mtp, cpu)) != NULL)
 		c->mtp_caller_uint64[index] = value;
 }
+
+/* SLAB (Linux SLUB) entries: see memstat.h. */
+uint64_t
+memstat_get_slab_objperslab(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_objperslab;
+}
+
+uint64_t
+memstat_get_slab_pagesperslab(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_pagesperslab;
+}
+
+uint64_t
+memstat_get_slab_numslabs(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_numslabs;
+}
+
+uint64_t
+memstat_get_slab_numobjs(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_numobjs;
+}
+
+uint64_t
+memstat_get_slab_active(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_active;
+}
+
+uint64_t
+memstat_get_slab_flags(const struct memory_type *mtp)
+{
+	return mtp->mt_slab_flags;
+}

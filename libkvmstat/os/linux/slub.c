@@ -535,38 +535,3 @@ out:
 	return rc;
 }
 
-uint64_t
-memstat_get_slab_objperslab(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_objperslab;
-}
-
-uint64_t
-memstat_get_slab_pagesperslab(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_pagesperslab;
-}
-
-uint64_t
-memstat_get_slab_numslabs(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_numslabs;
-}
-
-uint64_t
-memstat_get_slab_numobjs(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_numobjs;
-}
-
-uint64_t
-memstat_get_slab_active(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_active;
-}
-
-uint64_t
-memstat_get_slab_flags(const struct memory_type *mtp)
-{
-	return mtp->mt_slab_flags;
-}
