@@ -129,15 +129,30 @@ START_TEST(defaults_and_usage)
 	const char *v = json_string_value(json_object_get(t, "version"));
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s 2>&1", build_path("analyzers/kvmstat"));
+	/* --demo: the bundled dump, found beside the uninstalled program. */
+	snprintf(cmd, sizeof(cmd), "%s --demo 2>&1", build_path("analyzers/kvmstat"));
 	out = run_capture(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(out, "minidump v3"));
 	ck_assert_int_eq(strncmp(strstr(out, "version:") + 15, v, strcspn(v, "\n")), 0);
 	free(out);
-	snprintf(cmd, sizeof(cmd), "%s -M x info 2>&1", build_path("analyzers/kvmstat"));
+	snprintf(cmd, sizeof(cmd), "%s --demo -M x info 2>&1", build_path("analyzers/kvmstat"));
 	free(run_capture(cmd, &st));
 	ck_assert_int_eq(st, 2);
+	/* With neither -M nor -N: the running system, as vmstat; never a
+	 * path of the source tree.  Where the booted kernel has no symbols
+	 * installed, the error says what is missing and names --demo. */
+	snprintf(cmd, sizeof(cmd), "%s info 2>&1", build_path("analyzers/kvmstat"));
+	out = run_capture(cmd, &st);
+	ck_assert_ptr_null(strstr(out, "fixtures/cores"));
+	if (st != 0)
+		ck_assert_msg(st == 1 && strstr(out, "-N") != NULL && strstr(out, "--demo") != NULL,
+		    "no-argument run said: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "grep -c fixtures/cores %s", build_path("analyzers/kvmstat"));
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 1 && atoi(out) == 0, "the program holds a source-tree path");
+	free(out);
 	snprintf(cmd, sizeof(cmd), "%s frobnicate 2>&1", build_path("analyzers/kvmstat"));
 	free(run_capture(cmd, &st));
 	ck_assert_int_eq(st, 2);
