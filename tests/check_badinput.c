@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kvmstat.h"
+#include "memstat.h"
 #include "testutil.h"
 
 static const char *const cores[] = {
@@ -381,6 +382,58 @@ START_TEST(string_into_unmapped_page)
 }
 END_TEST
 
+/*
+ * A dump cut short while a handle has it open (kvmtop over a file another
+ * process truncates): the next refresh fails, naming the file and the
+ * cause, over the last good values; nothing touches the mapping past the
+ * new end (that would be SIGBUS, which check's fork reports as a failure).
+ */
+START_TEST(shrinks_while_open)
+{
+	const char *copy = path_join(test_tmpdir(), "shrinking");
+	struct memory_type_list *mtl = memstat_mtl_alloc();
+	struct memory_type *mt;
+	uint64_t allocs_before = 0, allocs_after = 0;
+	char err[KVS_ERRBUF_SIZE] = "";
+	char *text = NULL;
+	size_t len = 0;
+	int n = 0;
+	kvs_t *kd;
+
+	ck_assert_int_eq(copy_prefix(fixture_path(cores[_i]), copy, SIZE_MAX), 0);
+	kd = kvs_open(kernel(), copy, 0, err);
+	ck_assert_msg(kd != NULL, "%s: %s", cores[_i], err);
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), 0);
+	for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt), n++)
+		allocs_before += memstat_get_numallocs(mt);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(truncate(copy, 8192), 0);
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), -1);
+	if (_i < 4) {     /* mapped formats: the whole file is refused */
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_TRUNCATED);
+		ck_assert_msg(strstr(kvs_geterr(kd), "shrank from") != NULL &&
+		    strstr(kvs_geterr(kd), copy) != NULL &&
+		    strstr(kvs_geterr(kd), "to 8192 bytes while open") != NULL,
+		    "%s: '%s'", cores[_i], kvs_geterr(kd));
+		ck_assert_int_eq(kvs_msgbuf(kd, &text, &len), -1);
+		ck_assert_msg(strstr(kvs_geterr(kd), "shrank from") != NULL, "%s", kvs_geterr(kd));
+		free(text);
+		ck_assert_int_eq(kvs_read(kd, 0xffffffff80000000ULL, &len, 8), -1);
+	} else {          /* raw reads what is left: past it, beyond the image */
+		ck_assert_msg(strstr(kvs_geterr(kd), "beyond the image (0x2000 bytes)") != NULL,
+		    "%s", kvs_geterr(kd));
+	}
+	/* The failed refresh left the last good values. */
+	for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt), n--)
+		allocs_after += memstat_get_numallocs(mt);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(allocs_after, allocs_before);
+	memstat_mtl_free(mtl);
+	kvs_close(kd);
+	unlink(copy);
+}
+END_TEST
+
 /* Checksums of every fixture dump, taken before and after the suite. */
 static uint64_t
 sum_file(const char *path)
@@ -414,6 +467,7 @@ main(void)
 	tcase_add_test(tc, wrong_kernel);
 	tcase_add_loop_test(tc, bad_reads, 0, 5);
 	tcase_add_test(tc, string_into_unmapped_page);
+	tcase_add_loop_test(tc, shrinks_while_open, 0, 5);
 	suite_add_tcase(s, tc);
 	uint64_t before[5], after;
 	size_t i;

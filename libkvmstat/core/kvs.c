@@ -455,12 +455,44 @@ kvs_close(kvs_t *kd)
 
 /* ------------------------------------------------------------ reading */
 
+/*
+ * A dump file cut short while a handle has it mapped (a copy being
+ * rewritten, a full disk's cleanup): every page past the new end raises
+ * SIGBUS when touched.  One fstat per walk (and per message-buffer read)
+ * notices it; a source that can read what is left says so by having a
+ * refresh op (raw), the others then read nothing more and each read fails
+ * with shrunk_error, which the walkers turn into a failed refresh over the
+ * last good values.  A file cut in the middle of a walk is not covered.
+ */
+static void
+check_shrunk(kvs_t *kd)
+{
+	struct stat st;
+
+	if (kd->map == NULL || kd->src == NULL || kd->src->refresh != NULL ||
+	    fstat(kd->core_fd, &st) != 0 || st.st_size < 0)
+		return;
+	kd->shrunk = (uint64_t)st.st_size < kd->map_len;
+	kd->shrunk_to = (uint64_t)st.st_size;
+}
+
+static int
+shrunk_error(kvs_t *kd)
+{
+	return kerr_set(&kd->err, KVS_E_TRUNCATED, "dump %s: the file shrank from "
+	    "%llu to %llu bytes while open; nothing more is read from it",
+	    kd->core_path, (unsigned long long)kd->map_len,
+	    (unsigned long long)kd->shrunk_to);
+}
+
 int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
 	if (kd->src == &source_nomem)
 		return nomem_read(kd, kva, NULL, 0, &kd->err);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->arch_priv == NULL)
 		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
 		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
@@ -473,6 +505,7 @@ kvs_tlb_flush(kvs_t *kd)
 	memset(kd->tlb, 0, sizeof(kd->tlb));
 	if (kd->src->refresh != NULL)
 		kd->src->refresh(kd->src_priv);
+	check_shrunk(kd);
 }
 
 /* Translate through the cache; a large page fills one entry for all of it.
@@ -514,6 +547,8 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	uint64_t va = kva;
 	size_t total = len;
 
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->info.virtual_only) {
 		if (kd->src->read_virt(kd->src_priv, kva, buf, len, &kd->err) == 0)
 			return 0;
@@ -550,6 +585,8 @@ kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 int
 kvs_phys_read(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err);
 }
 
@@ -557,6 +594,8 @@ int
 kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
 	ENTER(kd);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err) != 0)
 		return kerr_push(&kd->err, "reading %zu bytes at physical 0x%llx", len,
 		    (unsigned long long)pa);
@@ -877,7 +916,8 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	di->format = kd->info.format;
 	di->format_version = kd->info.format_version;
 	di->page_size = kd->info.page_size;
-	di->dumped_pages = kd->src->dumped_pages != NULL ?
+	check_shrunk(kd);    /* counting may read the dump's mapped bitmap */
+	di->dumped_pages = kd->src->dumped_pages != NULL && !kd->shrunk ?
 	    kd->src->dumped_pages(kd->src_priv) : kd->info.dumped_pages;
 	di->source_bytes = kd->info.source_bytes;
 	di->live = kd->info.live;
@@ -910,6 +950,9 @@ kvs_msgbuf(kvs_t *kd, char **text, size_t *len)
 	if (kd->os->msgbuf == NULL)
 		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no message buffer for %s kernels",
 		    kd->os->name);
+	check_shrunk(kd);    /* the buffer may be the dump's own copy, mapped */
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->os->msgbuf(kd, text, len);
 }
 

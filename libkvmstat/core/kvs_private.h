@@ -57,6 +57,11 @@ struct kvs {
 	void *src_priv;
 	const uint8_t *map;
 	uint64_t map_len;
+	/* The mapped file is shorter than the mapping (cut while open): its
+	 * size at the last check.  Touching the mapping past it would raise
+	 * SIGBUS, so a source without its own refresh reads nothing more. */
+	bool shrunk;
+	uint64_t shrunk_to;
 	struct kvs_src_info info;
 	const struct kvs_arch_ops *arch;  /* from the kernel's e_machine */
 	void *arch_priv;
