@@ -227,6 +227,28 @@ START_TEST(not_dumps)
 	expect_open_fails(kernel(), dir, 0, "is a directory");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	expect_open_fails(kernel(), fifo, 0, "FIFO");          /* must not block */
+	/* A FIFO, a directory or a device as the kernel or a module: refused
+	 * at once (a FIFO used to block the open until a writer came). */
+	expect_open_fails(fifo, fixture_path(cores[2]), 0, "not a regular file (a FIFO)");
+	expect_open_fails(dir, fixture_path(cores[2]), 0, "not a regular file (a directory)");
+	expect_open_fails("/dev/null", fixture_path(cores[2]), 0,
+	    "kernel /dev/null: not a regular file (a character device)");
+	{
+		char err[KVS_ERRBUF_SIZE] = "";
+		const char *mods = path_join(dir, "mods");
+		const char *ko = path_join(mods, "dtrace.ko");   /* loaded in the dump */
+		kvs_t *kd = kvs_open(kernel(), fixture_path(cores[2]), 0, err);
+
+		ck_assert_msg(kd != NULL, "%s", err);
+		ck_assert_int_eq(mkdir(mods, 0700), 0);
+		ck_assert_int_eq(mkfifo(ko, 0600), 0);
+		ck_assert_int_eq(kvs_add_module(kd, ko), -1);
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_FORMAT);
+		ck_assert_msg(strstr(kvs_geterr(kd), "module") != NULL &&
+		    strstr(kvs_geterr(kd), "not a regular file (a FIFO)") != NULL,
+		    "%s", kvs_geterr(kd));
+		kvs_close(kd);
+	}
 	expect_open_fails(kernel(), "/nonexistent/vmcore", 0, "No such file");
 	expect_open_fails(kernel(), kernel(), 0, "not a core dump");
 	ck_assert_int_eq(write_file(txt, "hello\n", 6), 0);

@@ -62,6 +62,35 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
+/*
+ * Open a file that must be a regular one (a kernel, a module) read-only.
+ * O_NONBLOCK first, so a FIFO or a terminal given by mistake is refused at
+ * once instead of blocking the open until a writer comes; cleared after.
+ */
+int
+kvs_open_regular(const char *path, const char *what, struct stat *st, struct kvs_error *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return kerr_errno(e, errno, "%s %s", what, path);
+	if (fstat(fd, st) != 0) {
+		kerr_errno(e, errno, "%s %s", what, path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "%s %s: not a regular file (%s)", what, path,
+		    S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO" :
+		    S_ISCHR(st->st_mode) ? "a character device" :
+		    S_ISBLK(st->st_mode) ? "a block device" :
+		    S_ISSOCK(st->st_mode) ? "a socket" : "not a plain file");
+	}
+	(void)fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
 static int
 open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **archp,
     struct kvs_error *e)
@@ -72,13 +101,9 @@ open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **arc
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = kvs_open_regular(path, "kernel", &st, e);
 	if (fd < 0)
-		return kerr_errno(e, errno, "kernel %s", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not a regular file", path);
-	}
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
 		if (elf != NULL)

@@ -88,6 +88,11 @@ struct kvs {
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+/* Open a regular file read-only without blocking on a FIFO: the fd, or -1
+ * with e set ("<what> <path>: not a regular file (a FIFO)"). */
+struct stat;
+KVS_HIDDEN int kvs_open_regular(const char *path, const char *what, struct stat *st,
+    struct kvs_error *e);
 /* A kernel symbol's link-time address as it is in memory. */
 static inline uint64_t
 kvs_slide(const kvs_t *kd, uint64_t link_addr)
