@@ -167,6 +167,29 @@ read_phys_cb(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, e);
 }
 
+/*
+ * A character device is read as live physical memory, but the ones that
+ * only look like files are no memory: /dev/null reads nothing, /dev/zero
+ * zeros everywhere (a page-table root of 0, blamed on the kernel).  They
+ * are told apart by their device numbers, asked of the host's own nodes.
+ */
+static int
+not_memory_device(kvs_t *kd, const struct stat *st, const char *core)
+{
+	static const char *const nodes[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/console", "/dev/ptmx",
+	};
+	struct stat ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (stat(nodes[i], &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st->st_rdev)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is the device %s, "
+			    "not memory (live memory is /dev/mem)", core, nodes[i]);
+	return 0;
+}
+
 static int
 open_source(kvs_t *kd, const char *core, int flags)
 {
@@ -185,6 +208,8 @@ open_source(kvs_t *kd, const char *core, int flags)
 	if (S_ISDIR(st.st_mode))
 		return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is a directory", core);
 	if (S_ISCHR(st.st_mode)) {
+		if (not_memory_device(kd, &st, core) != 0)
+			return -1;
 		kd->src = &kvs_source_devmem;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -208,6 +233,21 @@ open_source(kvs_t *kd, const char *core, int flags)
 	a.map_len = kd->map_len;
 
 	if (flags & KVS_O_RAW) {
+		/* A dump format read as raw memory gives errors about page tables
+		 * and the kernel, none about the real cause: say it. */
+		for (i = 0; i < kvs_source_count; i++) {
+			void *priv;
+			struct kvs_error tmp;
+
+			kerr_clear(&tmp);
+			if (kvs_source_table[i] == &kvs_source_raw ||
+			    kvs_source_table[i]->open(&a, &priv, &tmp) != 0)
+				continue;
+			kvs_source_table[i]->close(priv);
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s is in the %s dump format, "
+			    "not a raw memory image: open it without --raw (KVS_O_RAW)", core,
+			    kvs_source_table[i]->name);
+		}
 		kd->src = &kvs_source_raw;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -219,6 +259,8 @@ open_source(kvs_t *kd, const char *core, int flags)
 		int rc = kvs_source_table[i]->open(&a, &kd->src_priv, &kd->err);
 		if (rc == KVS_NOTMINE)
 			continue;
+		if (rc != 0 && kvs_source_table[i] == &kvs_source_raw)
+			return kerr_push(&kd->err, "dump %s", core);  /* the last resort's no */
 		if (rc != 0)
 			return kerr_push(&kd->err, "dump %s (%s)", core, kvs_source_table[i]->name);
 		kd->src = kvs_source_table[i];
@@ -372,6 +414,7 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 kvs_t *
 kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 {
+	bool core_defaulted = false, tried_default = false;
 	kvs_t *kd;
 
 	if (errbuf != NULL)
@@ -383,8 +426,10 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	if (flags & KVS_O_KERNEL_ONLY)
 		core = "(no dump)";
-	else if (core == NULL)
+	else if (core == NULL) {
 		core = "/dev/mem";
+		core_defaulted = true;
+	}
 	kd = calloc(1, sizeof(*kd));
 	if (kd == NULL) {
 		if (errbuf != NULL)
@@ -421,6 +466,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	if (find_os(kd) != 0)
 		goto fail;
+	tried_default = core_defaulted;
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
@@ -440,6 +486,8 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	return kd;
 fail:
+	if (tried_default)
+		kerr_push(&kd->err, "no dump given (-M), so live memory, %s, was tried", core);
 	errbuf_set(errbuf, &kd->err);
 	kvs_close(kd);
 	return NULL;
