@@ -414,6 +414,20 @@ START_TEST(bad_buffers)
 	ck_assert_ptr_null(kvmprof_gmon_read(kd));
 	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "histcounter_type 4"));
 	kvs_close(kd);
+	/* INT_MIN (UBSan caught its negation), and -16 (signed 16-bit counters). */
+	kd = open_core("fbsd14", patched("histcounter_type", (uint32_t)INT32_MIN, 0), KVS_O_RAW);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "histcounter_type -2147483648 is not a counter width"));
+	kvs_close(kd);
+	kd = open_core("fbsd14", patched("histcounter_type", (uint32_t)-16, 0), KVS_O_RAW);
+	{
+		kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
+		ck_assert_msg(g != NULL, "%s", kvs_geterr(kd));
+		ck_assert_int_eq(kvmprof_gmon_counter_bits(g), 16);
+		kvmprof_gmon_free(g);
+	}
+	kvs_close(kd);
 	/* kcountsize not a multiple of the counter size. */
 	kd = open_core("fbsd14", patched("kcountsize", 167, 0), KVS_O_RAW);
 	ck_assert_ptr_null(kvmprof_gmon_read(kd));

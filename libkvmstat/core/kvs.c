@@ -62,6 +62,35 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
+/*
+ * Open a file that must be a regular one (a kernel, a module) read-only.
+ * O_NONBLOCK first, so a FIFO or a terminal given by mistake is refused at
+ * once instead of blocking the open until a writer comes; cleared after.
+ */
+int
+kvs_open_regular(const char *path, const char *what, struct stat *st, struct kvs_error *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return kerr_errno(e, errno, "%s %s", what, path);
+	if (fstat(fd, st) != 0) {
+		kerr_errno(e, errno, "%s %s", what, path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "%s %s: not a regular file (%s)", what, path,
+		    S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO" :
+		    S_ISCHR(st->st_mode) ? "a character device" :
+		    S_ISBLK(st->st_mode) ? "a block device" :
+		    S_ISSOCK(st->st_mode) ? "a socket" : "not a plain file");
+	}
+	(void)fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
 static int
 open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **archp,
     struct kvs_error *e)
@@ -72,13 +101,9 @@ open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **arc
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = kvs_open_regular(path, "kernel", &st, e);
 	if (fd < 0)
-		return kerr_errno(e, errno, "kernel %s", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not a regular file", path);
-	}
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
 		if (elf != NULL)
@@ -142,6 +167,29 @@ read_phys_cb(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, e);
 }
 
+/*
+ * A character device is read as live physical memory, but the ones that
+ * only look like files are no memory: /dev/null reads nothing, /dev/zero
+ * zeros everywhere (a page-table root of 0, blamed on the kernel).  They
+ * are told apart by their device numbers, asked of the host's own nodes.
+ */
+static int
+not_memory_device(kvs_t *kd, const struct stat *st, const char *core)
+{
+	static const char *const nodes[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/console", "/dev/ptmx",
+	};
+	struct stat ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (stat(nodes[i], &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st->st_rdev)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is the device %s, "
+			    "not memory (live memory is /dev/mem)", core, nodes[i]);
+	return 0;
+}
+
 static int
 open_source(kvs_t *kd, const char *core, int flags)
 {
@@ -160,6 +208,8 @@ open_source(kvs_t *kd, const char *core, int flags)
 	if (S_ISDIR(st.st_mode))
 		return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is a directory", core);
 	if (S_ISCHR(st.st_mode)) {
+		if (not_memory_device(kd, &st, core) != 0)
+			return -1;
 		kd->src = &kvs_source_devmem;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -183,6 +233,21 @@ open_source(kvs_t *kd, const char *core, int flags)
 	a.map_len = kd->map_len;
 
 	if (flags & KVS_O_RAW) {
+		/* A dump format read as raw memory gives errors about page tables
+		 * and the kernel, none about the real cause: say it. */
+		for (i = 0; i < kvs_source_count; i++) {
+			void *priv;
+			struct kvs_error tmp;
+
+			kerr_clear(&tmp);
+			if (kvs_source_table[i] == &kvs_source_raw ||
+			    kvs_source_table[i]->open(&a, &priv, &tmp) != 0)
+				continue;
+			kvs_source_table[i]->close(priv);
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s is in the %s dump format, "
+			    "not a raw memory image: open it without --raw (KVS_O_RAW)", core,
+			    kvs_source_table[i]->name);
+		}
 		kd->src = &kvs_source_raw;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -194,6 +259,8 @@ open_source(kvs_t *kd, const char *core, int flags)
 		int rc = kvs_source_table[i]->open(&a, &kd->src_priv, &kd->err);
 		if (rc == KVS_NOTMINE)
 			continue;
+		if (rc != 0 && kvs_source_table[i] == &kvs_source_raw)
+			return kerr_push(&kd->err, "dump %s", core);  /* the last resort's no */
 		if (rc != 0)
 			return kerr_push(&kd->err, "dump %s (%s)", core, kvs_source_table[i]->name);
 		kd->src = kvs_source_table[i];
@@ -347,6 +414,7 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 kvs_t *
 kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 {
+	bool core_defaulted = false, tried_default = false;
 	kvs_t *kd;
 
 	if (errbuf != NULL)
@@ -358,8 +426,10 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	if (flags & KVS_O_KERNEL_ONLY)
 		core = "(no dump)";
-	else if (core == NULL)
+	else if (core == NULL) {
 		core = "/dev/mem";
+		core_defaulted = true;
+	}
 	kd = calloc(1, sizeof(*kd));
 	if (kd == NULL) {
 		if (errbuf != NULL)
@@ -396,6 +466,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	if (find_os(kd) != 0)
 		goto fail;
+	tried_default = core_defaulted;
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
@@ -415,6 +486,8 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	return kd;
 fail:
+	if (tried_default)
+		kerr_push(&kd->err, "no dump given (-M), so live memory, %s, was tried", core);
 	errbuf_set(errbuf, &kd->err);
 	kvs_close(kd);
 	return NULL;
@@ -455,12 +528,44 @@ kvs_close(kvs_t *kd)
 
 /* ------------------------------------------------------------ reading */
 
+/*
+ * A dump file cut short while a handle has it mapped (a copy being
+ * rewritten, a full disk's cleanup): every page past the new end raises
+ * SIGBUS when touched.  One fstat per walk (and per message-buffer read)
+ * notices it; a source that can read what is left says so by having a
+ * refresh op (raw), the others then read nothing more and each read fails
+ * with shrunk_error, which the walkers turn into a failed refresh over the
+ * last good values.  A file cut in the middle of a walk is not covered.
+ */
+static void
+check_shrunk(kvs_t *kd)
+{
+	struct stat st;
+
+	if (kd->map == NULL || kd->src == NULL || kd->src->refresh != NULL ||
+	    fstat(kd->core_fd, &st) != 0 || st.st_size < 0)
+		return;
+	kd->shrunk = (uint64_t)st.st_size < kd->map_len;
+	kd->shrunk_to = (uint64_t)st.st_size;
+}
+
+static int
+shrunk_error(kvs_t *kd)
+{
+	return kerr_set(&kd->err, KVS_E_TRUNCATED, "dump %s: the file shrank from "
+	    "%llu to %llu bytes while open; nothing more is read from it",
+	    kd->core_path, (unsigned long long)kd->map_len,
+	    (unsigned long long)kd->shrunk_to);
+}
+
 int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
 	if (kd->src == &source_nomem)
 		return nomem_read(kd, kva, NULL, 0, &kd->err);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->arch_priv == NULL)
 		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
 		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
@@ -473,6 +578,7 @@ kvs_tlb_flush(kvs_t *kd)
 	memset(kd->tlb, 0, sizeof(kd->tlb));
 	if (kd->src->refresh != NULL)
 		kd->src->refresh(kd->src_priv);
+	check_shrunk(kd);
 }
 
 /* Translate through the cache; a large page fills one entry for all of it.
@@ -514,6 +620,8 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	uint64_t va = kva;
 	size_t total = len;
 
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->info.virtual_only) {
 		if (kd->src->read_virt(kd->src_priv, kva, buf, len, &kd->err) == 0)
 			return 0;
@@ -550,6 +658,8 @@ kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 int
 kvs_phys_read(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err);
 }
 
@@ -557,6 +667,8 @@ int
 kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
 	ENTER(kd);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err) != 0)
 		return kerr_push(&kd->err, "reading %zu bytes at physical 0x%llx", len,
 		    (unsigned long long)pa);
@@ -877,7 +989,8 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	di->format = kd->info.format;
 	di->format_version = kd->info.format_version;
 	di->page_size = kd->info.page_size;
-	di->dumped_pages = kd->src->dumped_pages != NULL ?
+	check_shrunk(kd);    /* counting may read the dump's mapped bitmap */
+	di->dumped_pages = kd->src->dumped_pages != NULL && !kd->shrunk ?
 	    kd->src->dumped_pages(kd->src_priv) : kd->info.dumped_pages;
 	di->source_bytes = kd->info.source_bytes;
 	di->live = kd->info.live;
@@ -910,6 +1023,9 @@ kvs_msgbuf(kvs_t *kd, char **text, size_t *len)
 	if (kd->os->msgbuf == NULL)
 		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no message buffer for %s kernels",
 		    kd->os->name);
+	check_shrunk(kd);    /* the buffer may be the dump's own copy, mapped */
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->os->msgbuf(kd, text, len);
 }
 
