@@ -209,7 +209,7 @@ add_modules(kvs_t *kd, const struct opts *o, bool want)
 	if (o->moddir != NULL) {
 		if (kvs_add_module_dir(kd, o->moddir) < 0)
 			goto fail;
-	} else if (want && o->nmodules == 0) {
+	} else if (want && o->nmodules == 0 && o->kernel != NULL) {
 		const char *slash = strrchr(o->kernel, '/');
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
 		    slash ? o->kernel : ".");
@@ -318,11 +318,10 @@ main(int argc, char **argv)
 	if (o.core == NULL && o.kernel == NULL) {
 		o.core = KVS_DEFAULT_CORE;
 		o.kernel = KVS_DEFAULT_KERNEL;
-	} else if (o.kernel == NULL) {
-		fprintf(stderr, "kvmstat: -M needs -N kernel\n");
-		return 2;
 	}
-	if (c->accepts & A_KERNEL_ONLY)
+	/* -M alone: the dump's own symbols and types (a Linux dump with
+	 * VMCOREINFO); a kernel-only command then reads them from the dump. */
+	if ((c->accepts & A_KERNEL_ONLY) && o.kernel != NULL)
 		o.open_flags |= KVS_O_KERNEL_ONLY;
 	kd = open_handle(&o);
 	if (kd == NULL)
