@@ -250,7 +250,7 @@ add_modules(kvs_t *kd, const struct opts *o, bool want)
 	if (o->moddir != NULL) {
 		if (kvs_add_module_dir(kd, o->moddir) < 0)
 			goto fail;
-	} else if (want && o->nmodules == 0) {
+	} else if (want && o->nmodules == 0 && o->kernel != NULL) {
 		const char *slash = strrchr(o->kernel, '/');
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
 		    slash ? o->kernel : ".");
@@ -373,14 +373,17 @@ main(int argc, char **argv)
 			return fail_json(o.json, "demo", demo_kernel);
 		o.kernel = demo_kernel;
 		o.core = demo_core;
-	} else if (o.kernel == NULL) {
-		/* As vmstat: the booted kernel; the core (given or not, then
-		 * the live memory device) is the library's default. */
+	} else if (o.kernel == NULL && o.core == NULL) {
+		/* As vmstat: the booted kernel and the live memory device (the
+		 * library's default core).  -M alone keeps no kernel: the dump's
+		 * own symbols and types are used where it has them. */
 		if (sys_default_kernel(sys_kernel, sizeof(sys_kernel)) != 0)
 			return fail_json(o.json, "open", sys_kernel);
 		o.kernel = sys_kernel;
 	}
-	if (c->accepts & A_KERNEL_ONLY)
+	/* -M alone: the dump's own symbols and types (a Linux dump with
+	 * VMCOREINFO); a kernel-only command then reads them from the dump. */
+	if ((c->accepts & A_KERNEL_ONLY) && o.kernel != NULL)
 		o.open_flags |= KVS_O_KERNEL_ONLY;
 	kd = open_handle(&o);
 	if (kd == NULL)

@@ -153,6 +153,19 @@ START_TEST(defaults_and_usage)
 	out = run_capture(cmd, &st);
 	ck_assert_msg(st == 1 && atoi(out) == 0, "the program holds a source-tree path");
 	free(out);
+	/* -M alone reads the dump's own symbols and types (Linux): a missing
+	 * file, or a dump that does not say its kernel, is an error naming it. */
+	snprintf(cmd, sizeof(cmd), "%s -M x info 2>&1", build_path("analyzers/kvmstat"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 1);
+	ck_assert_ptr_nonnull(strstr(out, "dump x: No such file"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s -M %s info 2>&1", build_path("analyzers/kvmstat"),
+	    fixture_path("fbsd14/vmcore.minidump3"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 1);
+	ck_assert_ptr_nonnull(strstr(out, "no kernel file given (-N)"));
+	free(out);
 	snprintf(cmd, sizeof(cmd), "%s frobnicate 2>&1", build_path("analyzers/kvmstat"));
 	free(run_capture(cmd, &st));
 	ck_assert_int_eq(st, 2);

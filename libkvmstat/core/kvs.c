@@ -32,6 +32,9 @@
 
 #include "kvs_private.h"
 
+/* kvs_dumpinfo's kernel when there is no kernel file. */
+#define KERNEL_FROM_DUMP "(none: symbols and types from the dump)"
+
 /* Public entry points start from a clean error. */
 #define ENTER(kd) kerr_clear(&(kd)->err)
 
@@ -359,6 +362,40 @@ find_os(kvs_t *kd)
 	    "operating system", kd->kernel_path);
 }
 
+/*
+ * No kernel file: the families that can find their kernel in memory alone
+ * (os->probe_dump) are asked; the first that claims the dump names the
+ * architecture, and will load the symbols when attached.
+ */
+static int
+find_os_in_dump(kvs_t *kd)
+{
+	unsigned machine = 0;
+	size_t i;
+
+	kd->src->info(kd->src_priv, &kd->info);
+	for (i = 0; i < kvs_os_count; i++) {
+		int rc;
+		if (kvs_os_table[i]->probe_dump == NULL)
+			continue;
+		kd->os = kvs_os_table[i];
+		rc = kd->os->probe_dump(kd, &machine);
+		if (rc == 0) {
+			if ((kd->arch = kvs_arch_find(machine)) != NULL)
+				return 0;
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: a %s kernel of "
+			    "machine %u, which no architecture here reads", kd->core_path,
+			    kd->os->name, machine);
+		}
+		kd->os = NULL;
+		if (rc != KVS_NOTMINE)
+			return kerr_push(&kd->err, "dump %s", kd->core_path);
+		kerr_clear(&kd->err);
+	}
+	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: no kernel file given (-N), and "
+	    "the dump does not say which kernel it holds (no VMCOREINFO)", kd->core_path);
+}
+
 /* What the source carries, then what the OS finds in its kernel. */
 static int
 setup_translation(kvs_t *kd)
@@ -390,6 +427,8 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
+	if (kd->elf == NULL)
+		return -1;
 	while ((scn = elf_nextscn(kd->elf, scn)) != NULL) {
 		Elf_Data *d;
 		uint64_t off;
@@ -419,7 +458,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 
 	if (errbuf != NULL)
 		errbuf[0] = '\0';
-	if (kernel == NULL) {
+	if (kernel == NULL && (flags & KVS_O_KERNEL_ONLY)) {
 		if (errbuf != NULL)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given");
 		return NULL;
@@ -437,7 +476,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		return NULL;
 	}
 	kd->kernel_fd = kd->core_fd = kd->debug_fd = -1;
-	kd->kernel_path = strdup(kernel);
+	kd->kernel_path = strdup(kernel != NULL ? kernel : KERNEL_FROM_DUMP);
 	kd->core_path = strdup(core);
 	if (kd->kernel_path == NULL || kd->core_path == NULL) {
 		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
@@ -446,6 +485,11 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		kerr_set(&kd->err, KVS_E_DWARF, "libelf: %s", elf_errmsg(-1));
 		goto fail;
+	}
+	if (kernel == NULL) {
+		if (open_source(kd, core, flags) != 0 || find_os_in_dump(kd) != 0)
+			goto fail;
+		goto opened;
 	}
 	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->arch, &kd->err) != 0)
 		goto fail;
@@ -470,6 +514,11 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
+opened:
+	if (kd->os->attach != NULL && kd->os->attach(kd) != 0) {
+		kerr_push(&kd->err, "dump %s", core);
+		goto fail;
+	}
 	if (kd->info.virtual_only && kd->src->read_virt == NULL) {
 		kerr_set(&kd->err, KVS_E_FORMAT, "dump %s holds no physical memory", core);
 		goto fail;
@@ -754,6 +803,17 @@ kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 	return -1;
 }
 
+int
+kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next)
+{
+	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
+	    kvs_symtab_next(kd->syms, addr - kd->slide, next) == 0) {
+		*next += kd->slide;
+		return 0;
+	}
+	return kvs_symtab_next(kd->syms, addr, next);
+}
+
 const char *
 kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 {
@@ -793,8 +853,18 @@ need_btf(kvs_t *kd)
 	if (env != NULL && strcmp(env, "dwarf") == 0)
 		return NULL;
 	kerr_clear(&e);
-	if (kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 && kd->debug_elf != NULL)
+	if (kd->elf != NULL && kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 &&
+	    kd->debug_elf != NULL)
 		(void)kvs_btf_open_elf(&kd->btf, kd->debug_elf, &e);
+	/* No kernel file, or one with no types at all: the memory's own. */
+	if (kd->btf == NULL && kd->os != NULL && kd->os->memory_btf != NULL &&
+	    kd->src != NULL && kd->src != &source_nomem && (kd->elf == NULL ||
+	    (kd->debug_elf == NULL && !elf_has_section(kd->elf, ".debug_info")))) {
+		struct kvs_error saved = kd->err;
+		if (kd->os->memory_btf(kd, &kd->btf) != 0)
+			kd->btf = NULL;
+		kd->err = saved;
+	}
 	return kd->btf;
 }
 
@@ -807,6 +877,9 @@ need_dwarf(kvs_t *kd)
 		return kerr_set(&kd->err, KVS_E_DWARF, "no usable DWARF for kernel %s",
 		    kd->kernel_path);
 	kd->dwarf_tried = true;
+	if (kd->elf == NULL)
+		return kerr_set(&kd->err, KVS_E_DWARF, "no DWARF: no kernel file given (-N), "
+		    "and the dump's own types (BTF) do not have this");
 	if (kvs_dwarf_open(&kd->dwarf, kd->debug_elf ? kd->debug_elf : kd->elf,
 	    &kd->err) != 0) {
 		kd->dwarf = NULL;

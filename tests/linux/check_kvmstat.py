@@ -102,6 +102,24 @@ def main():
                 p = os.path.join(od, f"{d}.{tag}")
                 check(os.path.exists(p) and read(p) == ref,
                       f"{cap}: {tag.strip('_')} on {d} differs from vmcore.elf")
+        # No debug file (kallsyms and BTF from the dump): the same bytes as
+        # with vmlinux, on every format.
+        for d in dumps:
+            for tag in ["slab___json", "slab", "slab___format_crash", "dmesg", "info___json"]:
+                a, b = os.path.join(od, f"{d}.{tag}"), os.path.join(od, f"{d}.nodebug.{tag}")
+                if tag == "info___json":
+                    ja, jb = json.load(open(a)), json.load(open(b))
+                    for j in (ja, jb):
+                        j.pop("kernel", None)
+                        j.pop("dwarf_version", None)
+                    ok = ja == jb
+                else:
+                    ok = read(a) == read(b)
+                check(ok, f"{cap}: {tag.strip('_')} on {d} without -N differs from -N vmlinux")
+        # The dump's BTF and the vmlinux DWARF agree on the walkers' structs.
+        tb, td = os.path.join(od, "types.btf-dump"), os.path.join(od, "types.dwarf")
+        check(os.path.exists(tb) and read(tb) == read(td) and len(read(tb)) > 1000,
+              f"{cap}: kvmstat type from the dump's BTF differs from the vmlinux DWARF")
         byname = {c["name"]: c for c in ours["caches"]}
         # drgn, the exact arithmetic on the same dump.
         drgn = json.load(open(os.path.join(cd, "oracles", "drgn.vmcore.elf-paging.json")))

@@ -26,6 +26,9 @@ bash tests/linux/setup.sh || fail "setup: tests/linux/setup.sh"
 . "$CACHE/setup.env" || fail "setup: $CACHE/setup.env unreadable"
 [ -r "$VMLINUX" ] || fail "setup: no debug vmlinux at $VMLINUX"
 
+# Every struct the Linux layer and walkers read (os/linux/*.c).
+WALKER_TYPES="kmem_cache kmem_cache_node kmem_cache_cpu slab page list_head
+ printk_ringbuffer prb_desc_ring prb_data_ring prb_desc prb_data_blk_lpos printk_info"
 OUT=$(mktemp -d /tmp/kvs-realcore.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 read -r -a captures <<<"${KVS_CAPTURES:-nokaslr kaslr live}"
@@ -71,8 +74,21 @@ for cap in "${captures[@]}"; do
 			    "$KVMSTAT" -N "$VMLINUX" -M "$dir/$d" "${raw[@]}" $c \
 			    >"$OUT/$cap/$d.$tag" 2>"$OUT/$cap/$d.$tag.err"
 			echo $? >"$OUT/$cap/$d.$tag.rc"
+			# The same without the debug file: kallsyms and BTF from
+			# the dump itself (must print the same bytes).
+			"$KVMSTAT" -M "$dir/$d" "${raw[@]}" $c >"$OUT/$cap/$d.nodebug.$tag" \
+			    2>"$OUT/$cap/$d.nodebug.$tag.err"
+			echo $? >"$OUT/$cap/$d.nodebug.$tag.rc"
 		done
 	done
+	# Layouts of every struct the walkers use: the dump's BTF against
+	# the vmlinux DWARF.
+	"$KVMSTAT" -M "$dir/vmcore.elf" type --json $WALKER_TYPES >"$OUT/$cap/types.btf-dump" \
+	    2>"$OUT/$cap/types.btf-dump.err"
+	echo $? >"$OUT/$cap/types.btf-dump.rc"
+	KVS_TYPES=dwarf "$KVMSTAT" -N "$VMLINUX" type --json $WALKER_TYPES \
+	    >"$OUT/$cap/types.dwarf" 2>"$OUT/$cap/types.dwarf.err"
+	echo $? >"$OUT/$cap/types.dwarf.rc"
 done
 step "compare"
 python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kvs_private.h"
 #include "kread.h"
 #include "kvmprof.h"
 
@@ -37,6 +38,7 @@ struct kvmprof_gmon {
 	size_t kcountsize;
 	struct arc *arcs;
 	size_t narcs;
+	bool last_overflow;             /* the last bin counts what fell outside */
 };
 
 static const char G[] = "struct gmonparam";
@@ -122,6 +124,8 @@ kvmprof_gmon_read(kvs_t *kd)
 	size_t cap = 0;
 
 	kerr_clear(&kd->err);
+	if (kd->os->profile_read != NULL)
+		return kd->os->profile_read(kd);
 	kvs_tlb_flush(kd);
 	if (kvs_symbol(kd, "_gmonparam", &addr, NULL) != 0) {
 		kerr_push(&kd->err, "no kernel profiling (a kernel built without GPROF)");
@@ -229,6 +233,35 @@ fail:
 	free(tos);
 	kvmprof_gmon_free(g);
 	return NULL;
+}
+
+kvmprof_gmon_t *
+kvmprof_gmon_hist(kvs_t *kd, int state, int profrate, int bits, uint64_t lowpc,
+    uint64_t textsize, uint8_t *counts, size_t bytes, bool last_overflow)
+{
+	kvmprof_gmon_t *g = calloc(1, sizeof(*g));
+
+	if (g == NULL) {
+		free(counts);
+		kerr_set(&kd->err, KVS_E_NOMEM, "profile: out of memory");
+		return NULL;
+	}
+	g->state = state;
+	g->profrate = profrate;
+	g->histcounter_type = bits;
+	g->lowpc = lowpc;
+	g->highpc = lowpc + textsize;
+	g->textsize = textsize;
+	g->kcount = counts;
+	g->kcountsize = bytes;
+	g->last_overflow = last_overflow;
+	return g;
+}
+
+int
+kvmprof_gmon_format(const kvmprof_gmon_t *g)
+{
+	return g->last_overflow ? KVMPROF_FMT_READPROFILE : KVMPROF_FMT_GPROF;
 }
 
 void
@@ -371,7 +404,8 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 		if (t == 0)
 			continue;
 		f->total += t;
-		if ((s = kvs_symbol_at(kd, pc, &off)) == NULL) {
+		if ((g->last_overflow && i == nb - 1) ||
+		    (s = kvs_symbol_at(kd, pc, &off)) == NULL) {
 			f->unknown += t;
 			continue;
 		}
@@ -399,8 +433,12 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 	for (i = 0; i < v.n; i = k) {
 		struct kvmprof_func *fn = &f->fn[f->n++];
 
+		uint64_t next;
+
 		fn->name = v.s[i].name;
 		fn->addr = v.s[i].addr;
+		if (kvs_symbol_next(kd, fn->addr, &next) == 0)
+			fn->size = next - fn->addr;
 		for (k = i; k < v.n && v.s[k].addr == v.s[i].addr; k++) {
 			fn->ticks += v.s[k].ticks;
 			fn->calls += v.s[k].calls;
