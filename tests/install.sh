@@ -39,8 +39,18 @@ DESTDIR="$tmp/root" meson install -C "$tmp/build" --no-rebuild --quiet >"$tmp/in
 eval "$(meson introspect "$tmp/build" --buildoptions | python3 -c '
 import json, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-for k in ("prefix", "libdir", "includedir", "bindir", "mandir"):
+for k in ("prefix", "libdir", "includedir", "bindir", "mandir", "b_sanitize"):
     print("%s=%s" % (k, o[k]))')"
+# A sanitizer build: the outside program links the same runtime, and the
+# (uninstrumented) python3 preloads it.
+san_flags=() preload=
+if [ "$b_sanitize" != none ] && [ -n "$b_sanitize" ]; then
+	san_flags=("-fsanitize=$b_sanitize")
+	case $b_sanitize in *address*)
+		preload=$(cc -print-file-name=libasan.so)
+		export ASAN_OPTIONS=detect_leaks=0 ;;
+	esac
+fi
 root=$tmp/root$prefix
 case $libdir in /*) libdir=$tmp/root$libdir ;; *) libdir=$root/$libdir ;; esac
 echo "installed under $root"
@@ -59,7 +69,8 @@ if [ -x "$build/tui/kvmtop" ]; then
 	for f in "$root/$bindir/kvmtop" "$root/$mandir/man1/kvmtop.1"; do
 		[ -e "$f" ] || fail "not installed: ${f#"$tmp/root"}"
 	done
-		MANPAGER=cat man -M "$root/$mandir" kvmtop 2>/dev/null | grep -q 'kvmtop' ||
+	"$root/$bindir/kvmtop" --help | grep -q '^usage: kvmtop' || fail "kvmtop --help"
+	MANPAGER=cat man -M "$root/$mandir" kvmtop 2>/dev/null | grep -q 'kvmtop' ||
 		fail "man -M $root/$mandir kvmtop"
 fi
 # No header outside include/kvmstat/ (memstat.h must not shadow a system one).
@@ -75,7 +86,6 @@ t = json.load(open(sys.argv[1])); out = open(sys.argv[2]).read()
 assert t['version'].split('\n')[0] in out, out
 assert t['panicstr'] in out, out
 EOF
-"$root/$bindir/kvmtop" --help | grep -q '^usage: kvmtop' || fail "kvmtop --help"
 
 # ---- an outside program, built with pkg-config
 export PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -86,7 +96,7 @@ flags=$(pkg-config --cflags --libs libkvmstat) || fail "pkg-config libkvmstat"
 echo "pkg-config --cflags --libs libkvmstat: $flags"
 case $flags in *"$src"*) fail "pkg-config points into the source tree: $flags" ;; esac
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Wextra -Werror -o "$tmp/outside/vmstat_m" "$tmp/outside/vmstat_m.c" $flags ||
+cc -std=c11 -Wall -Wextra -Werror "${san_flags[@]}" -o "$tmp/outside/vmstat_m" "$tmp/outside/vmstat_m.c" $flags ||
 	fail "building an outside program with pkg-config"
 LD_LIBRARY_PATH=$libdir "$tmp/outside/vmstat_m" "$fix/fbsd14/kernel" "$fix/fbsd14/vmcore.minidump3" \
 	>"$tmp/vmstat_m.out" || fail "the outside program failed"
@@ -111,6 +121,7 @@ MANPAGER=cat man -M "$root/$mandir" memstat_mtl_alloc 2>/dev/null | grep -q 'mem
 (
 	unset KVMSTAT_LIB
 	cd "$tmp"
+	[ -z "$preload" ] || export LD_PRELOAD=$preload
 	PYTHONPATH=$root/lib/python3/dist-packages python3 - "$fix" "$root" <<'EOF'
 import json, os, sys
 import kvmstat
