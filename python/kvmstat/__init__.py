@@ -229,7 +229,9 @@ def load_library():
             f = getattr(lib, name)
             f.restype = res
             f.argtypes = args
-        _libc = ctypes.CDLL(ctypes.util.find_library('c'))
+        # free() as the process resolves it (a preloaded allocator, such as
+        # ASan's, first), the one the library's malloc() pairs with.
+        _libc = ctypes.CDLL(None)
         _libc.free.argtypes = [_vp]
         _libc.free.restype = None
         _lib = lib
