@@ -11,7 +11,7 @@ cmd_info(kvs_t *kd, const struct opts *o)
 	struct kvs_dumpinfo di;
 	struct kvs_kernelinfo ki;
 	struct emitter e;
-	char clean[4 * 512 + 1], fmt[64];
+	char fmt[64];
 
 	kvs_dumpinfo(kd, &di);
 	kvs_kernel_info(kd, &ki);
@@ -35,9 +35,7 @@ cmd_info(kvs_t *kd, const struct opts *o)
 		emit_u64(&e, "file_bytes", "file bytes:", di.source_bytes);
 	emit_str(&e, "version", "version:", ki.version);
 	if (e.json)
-		json_object_set_new(emit_json_root(&e), "panicstr",
-		    ki.panic ? json_string(sanitize(clean, sizeof(clean), ki.panic,
-		    strlen(ki.panic), true)) : json_null());
+		json_object_set_new(emit_json_root(&e), "panicstr", json_dumpstr(ki.panic));
 	else
 		emit_str(&e, "panicstr", "panic:", ki.panic ? ki.panic : "none");
 	if (ki.ncpus >= 0)

@@ -23,14 +23,17 @@ state_name(int s)
 }
 
 static kvmprof_gmon_t *
-read_gmon(kvs_t *kd)
+read_gmon(kvs_t *kd, bool json)
 {
 	kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
 	char clean[4 * KVS_ERRBUF_SIZE];
 
-	if (g == NULL)
+	if (g == NULL) {
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), kvs_geterr(kd),
 		    strlen(kvs_geterr(kd)), false));
+		if (json)
+			json_error("read", kvs_geterr(kd));
+	}
 	return g;
 }
 
@@ -38,7 +41,7 @@ int
 cmd_gmon(kvs_t *kd, const struct opts *o)
 {
 	const char *out = o->output ? o->output : "gmon.out";
-	kvmprof_gmon_t *g = read_gmon(kd);
+	kvmprof_gmon_t *g = read_gmon(kd, false);
 
 	if (g == NULL)
 		return 1;
@@ -90,7 +93,7 @@ where(kvs_t *kd, uint64_t pc, char *buf, size_t len)
 int
 cmd_profile(kvs_t *kd, const struct opts *o)
 {
-	kvmprof_gmon_t *g = read_gmon(kd);
+	kvmprof_gmon_t *g = read_gmon(kd, o->json);
 	kvmprof_flat_t *flat;
 	const struct kvmprof_func *fn;
 	size_t i, nf, na;
@@ -130,7 +133,7 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		for (i = 0; i < nf; i++) {
 			json_t *r = json_object();
 			fn = kvmprof_flat_get(flat, i);
-			json_object_set_new(r, "name", json_string(fn->name));
+			json_object_set_new(r, "name", json_dumpstr(fn->name));
 			json_object_set_new(r, "ticks", json_integer((json_int_t)fn->ticks));
 			json_object_set_new(r, "percent", json_real(total ? 100.0 * fn->ticks / total : 0));
 			json_object_set_new(r, "seconds", json_real(fn->ticks / hz));
@@ -139,11 +142,11 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		}
 		for (i = 0; i < na && (int)i < top; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "from", json_string(where(kd, arcs[i].frompc, b1, sizeof(b1))));
-			json_object_set_new(r, "to", json_string(where(kd, arcs[i].selfpc, b2, sizeof(b2))));
-			json_object_set_new(r, "frompc", json_integer((json_int_t)arcs[i].frompc));
-			json_object_set_new(r, "selfpc", json_integer((json_int_t)arcs[i].selfpc));
-			json_object_set_new(r, "count", json_integer(arcs[i].count));
+			json_object_set_new(r, "from", json_dumpstr(where(kd, arcs[i].frompc, b1, sizeof(b1))));
+			json_object_set_new(r, "to", json_dumpstr(where(kd, arcs[i].selfpc, b2, sizeof(b2))));
+			json_object_set_new(r, "frompc", json_kaddr(arcs[i].frompc));
+			json_object_set_new(r, "selfpc", json_kaddr(arcs[i].selfpc));
+			json_object_set_new(r, "calls", json_integer(arcs[i].count));
 			json_array_append_new(ja, r);
 		}
 		json_object_set_new(emit_json_root(&e), "functions", jf);
@@ -152,6 +155,24 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		free(arcs);
 		kvmprof_gmon_free(g);
 		return emit_finish(&e);
+	}
+	if (o->csv) {
+		/* The flat profile, every function (--top limits the text). */
+		fputs("name,ticks,percent,seconds,calls", stdout);
+		csv_end(stdout);
+		for (i = 0; i < nf; i++) {
+			char name[1024];
+			fn = kvmprof_flat_get(flat, i);
+			csv_field(stdout, sanitize(name, sizeof(name), fn->name, strlen(fn->name),
+			    false), true);
+			printf(",%" PRIu64 ",%.4f,%.4f,%" PRIu64, fn->ticks,
+			    total ? 100.0 * fn->ticks / total : 0.0, fn->ticks / hz, fn->calls);
+			csv_end(stdout);
+		}
+		kvmprof_flat_free(flat);
+		free(arcs);
+		kvmprof_gmon_free(g);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	printf("kernel profile: profiling %s, %d Hz, %" PRIu64 " ticks (%.2f s)\n\n",
 	    state_name(kvmprof_gmon_state(g)), kvmprof_gmon_profrate(g), total, total / hz);

@@ -321,7 +321,7 @@ START_TEST(profile_json)
 				best = i;
 		}
 		used[nu++] = best;
-		ck_assert_uint_eq(jget(r, "count"), jget(json_array_get(ta, best), "count"));
+		ck_assert_uint_eq(jget(r, "calls"), jget(json_array_get(ta, best), "count"));
 		ck_assert_uint_eq(jget(r, "frompc"), jget(json_array_get(ta, best), "frompc"));
 		ck_assert_uint_eq(jget(r, "selfpc"), jget(json_array_get(ta, best), "selfpc"));
 		ck_assert_str_eq(json_string_value(json_object_get(r, "to")),
