@@ -81,6 +81,15 @@ for cap in "${captures[@]}"; do
 			echo $? >"$OUT/$cap/$d.nodebug.$tag.rc"
 		done
 	done
+	# The kernel profile buffer (profile=2), with and without vmlinux.
+	"$KVMSTAT" -M "$dir/vmcore.elf" gmon -f -o "$OUT/$cap/gmon.out" 2>"$OUT/$cap/gmon.err"
+	echo $? >"$OUT/$cap/gmon.rc"
+	for n in "" nodebug.; do
+		nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+		"$KVMSTAT" "${nargs[@]}" -M "$dir/vmcore.elf" profile --json \
+		    >"$OUT/$cap/vmcore.elf.${n}profile___json" 2>"$OUT/$cap/vmcore.elf.${n}profile.err"
+		echo $? >"$OUT/$cap/vmcore.elf.${n}profile.rc"
+	done
 	# Layouts of every struct the walkers use: the dump's BTF against
 	# the vmlinux DWARF.
 	"$KVMSTAT" -M "$dir/vmcore.elf" type --json $WALKER_TYPES >"$OUT/$cap/types.btf-dump" \
@@ -91,4 +100,4 @@ for cap in "${captures[@]}"; do
 	echo $? >"$OUT/$cap/types.dwarf.rc"
 done
 step "compare"
-python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
+SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
