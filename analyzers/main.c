@@ -30,6 +30,7 @@ enum {
 	/* Not an option: the command needs -N only, and the kernel is opened
 	 * alone (KVS_O_KERNEL_ONLY), -M or not. */
 	A_KERNEL_ONLY = 1 << 8,
+	A_STATS = 1 << 9,           /* info --stats */
 };
 
 struct command {
@@ -42,7 +43,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", 0, NULL, "" },
+	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", A_STATS, NULL,
+	    "[--stats]" },
 	{ "dmesg", cmd_dmesg, "kernel message buffer", 0, NULL, "" },
 	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)",
 	    A_FORMAT | A_SORT | A_PERCPU, "5|6|14",
@@ -223,7 +225,7 @@ fail:
 }
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
-	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION };
+	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_STATS };
 
 int
 main(int argc, char **argv)
@@ -240,6 +242,7 @@ main(int argc, char **argv)
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .top = 20 };
@@ -256,7 +259,18 @@ main(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":M:N:mzo:fK:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'M': o.core = optarg; break;
+		case 'M':
+			/* -M repeated: the parts of one dump (a split kdump). */
+			if (o.core != NULL) {
+				size_t n = strlen(o.core) + strlen(optarg) + 2;
+				char *j = malloc(n);
+				if (j == NULL)
+					return usage_error(o.json, "out of memory");
+				snprintf(j, n, "%s,%s", o.core, optarg);
+				o.core = j;     /* lives as long as the process */
+			} else
+				o.core = optarg;
+			break;
 		case 'N': o.kernel = optarg; break;
 		case 'm':
 		case 'z':
@@ -280,6 +294,7 @@ main(int argc, char **argv)
 		case OPT_ALL: o.all = true; given |= A_ALL; break;
 		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
+		case OPT_STATS: o.stats = true; given |= A_STATS; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case ':':

@@ -31,7 +31,7 @@ passed = 0
 failed = 0
 # The kdump-compressed files capture.sh makes (those present are compared).
 KDUMPS = ["vmcore.kdump-zlib.flat", "vmcore.kdump-zlib", "vmcore.kdump-zlib.uts",
-          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd"]
+          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd", "vmcore.mdf-split"]
 
 
 def check(ok, what, detail=""):
@@ -175,7 +175,10 @@ def main():
         if os.path.exists(os.path.join(cd, "mem.ram")):
             dumps.append("mem.ram")
         for d in KDUMPS:
-            if os.path.exists(os.path.join(cd, d)):
+            # The split dump's parts: beside the capture or in the outputs.
+            if os.path.exists(os.path.join(cd, d)) or \
+                    os.path.exists(os.path.join(cd, d + ".3")) or \
+                    os.path.exists(os.path.join(od, d + ".3")):
                 dumps.append(d)
         before = failed
         runs = sorted(f[:-3] for f in os.listdir(od) if f.endswith(".rc"))
@@ -209,6 +212,14 @@ def main():
                 else:
                     ok = read(a) == read(b)
                 check(ok, f"{cap}: {tag.strip('_')} on {d} without -N differs from -N vmlinux")
+        # info --stats: the kdump forms decompress through their page cache.
+        for d in dumps:
+            st = json.load(open(os.path.join(od, f"{d}.stats")))
+            h, m = st.get("page_cache_hits"), st.get("page_cache_misses")
+            want = d in KDUMPS
+            check(h is not None and m is not None and ((h + m > 0 and m > 0) if want
+                                                       else h == m == 0),
+                  f"{cap}: info --stats page cache on {d}", f"hits {h} misses {m}")
         # The dump's BTF and the vmlinux DWARF agree on the walkers' structs.
         tb, td = os.path.join(od, "types.btf-dump"), os.path.join(od, "types.dwarf")
         check(os.path.exists(tb) and read(tb) == read(td) and len(read(tb)) > 1000,
