@@ -17,6 +17,7 @@ struct opts {
 	bool percpu;
 	bool all;
 	bool force;
+	bool stats;           /* info --stats */
 	const char *format;   /* output format generation (malloc/zone) */
 	const char *sort;
 	const char *output;   /* gmon -o */

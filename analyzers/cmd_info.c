@@ -44,5 +44,11 @@ cmd_info(kvs_t *kd, const struct opts *o)
 		emit_u64(&e, "mp_maxid", "mp_maxid:", (uint64_t)ki.maxid);
 	if (di.dwarf_version > 0)
 		emit_u64(&e, "dwarf_version", "dwarf:", (uint64_t)di.dwarf_version);
+	if (o->stats) {
+		uint64_t hits, misses;
+		kvs_dump_cache_stats(kd, &hits, &misses);
+		emit_u64(&e, "page_cache_hits", "page cache hits:", hits);
+		emit_u64(&e, "page_cache_misses", "page cache misses:", misses);
+	}
 	return emit_finish(&e);
 }

@@ -36,6 +36,7 @@ enum {
 	A_KERNEL_B = 1 << 12,       /* diff --kernel-b */
 	/* Not an option: the command opens its own handles (diff). */
 	A_NO_HANDLE = 1 << 13,
+	A_STATS = 1 << 14,          /* info --stats */
 };
 
 struct command {
@@ -48,7 +49,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", 0, NULL, "" },
+	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", A_STATS, NULL,
+	    "[--stats]" },
 	{ "dmesg", cmd_dmesg, "kernel message buffer", 0, NULL, "" },
 	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)",
 	    A_FORMAT | A_SORT | A_PERCPU | A_CSV | A_LIBXO, "5|6|14",
@@ -265,7 +267,7 @@ fail:
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
-	OPT_KERNEL_B };
+	OPT_KERNEL_B, OPT_STATS };
 
 int
 main(int argc, char **argv)
@@ -303,7 +305,18 @@ main(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":M:N:mzo:fK:hp", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'M': o.core = optarg; break;
+		case 'M':
+			/* -M repeated: the parts of one dump (a split kdump). */
+			if (o.core != NULL) {
+				size_t n = strlen(o.core) + strlen(optarg) + 2;
+				char *j = malloc(n);
+				if (j == NULL)
+					return usage_error(o.json, "out of memory");
+				snprintf(j, n, "%s,%s", o.core, optarg);
+				o.core = j;     /* lives as long as the process */
+			} else
+				o.core = optarg;
+			break;
 		case 'N': o.kernel = optarg; break;
 		case 'm':
 		case 'z':
@@ -332,6 +345,7 @@ main(int argc, char **argv)
 		case OPT_ALL: o.all = true; given |= A_ALL; break;
 		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
+		case OPT_STATS: o.stats = true; given |= A_STATS; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case ':':

@@ -193,6 +193,62 @@ not_memory_device(kvs_t *kd, const struct stat *st, const char *core)
 	return 0;
 }
 
+/*
+ * The further files of a dump given in parts ("a,b,c", as a split kdump's
+ * files are): each opened and mapped as the first, then handed to the
+ * source, which must know how to join them.
+ */
+static int
+open_parts(kvs_t *kd, const char *list, int flags)
+{
+	const char *p = list;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+		struct kvs_open_args a = { .flags = flags };
+		struct kvs_part *pt;
+		struct stat st;
+		char path[4096];
+		void *map;
+
+		if (n == 0 || n >= sizeof(path))
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: an empty or overlong "
+			    "name in the list of parts", list);
+		memcpy(path, p, n);
+		path[n] = '\0';
+		p += n + (p[n] == ',');
+		if (kd->src->add_part == NULL)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: a %s dump is one file, "
+			    "not parts (%s)", list, kd->src->name, path);
+		if (kd->nparts == KVS_MAX_PARTS)
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: more than %d parts", list,
+			    KVS_MAX_PARTS);
+		pt = &kd->parts[kd->nparts];
+		pt->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (pt->fd < 0)
+			return kerr_errno(&kd->err, errno, "dump part %s", path);
+		kd->nparts++;
+		if (fstat(pt->fd, &st) != 0)
+			return kerr_errno(&kd->err, errno, "dump part %s", path);
+		if (!S_ISREG(st.st_mode) || st.st_size == 0)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump part %s: not a regular file, "
+			    "or empty", path);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, pt->fd, 0);
+		if (map == MAP_FAILED)
+			return kerr_errno(&kd->err, errno, "dump part %s: mmap", path);
+		pt->map = map;
+		pt->len = (uint64_t)st.st_size;
+		a.path = path;
+		a.fd = pt->fd;
+		a.st = &st;
+		a.map = pt->map;
+		a.map_len = pt->len;
+		if (kd->src->add_part(kd->src_priv, &a, &kd->err) != 0)
+			return kerr_push(&kd->err, "dump part %s", path);
+	}
+	return 0;
+}
+
 static int
 open_source(kvs_t *kd, const char *core, int flags)
 {
@@ -200,6 +256,22 @@ open_source(kvs_t *kd, const char *core, int flags)
 	struct stat st;
 	size_t i;
 	void *map;
+	char first[4096];
+	const char *rest = NULL;
+
+	/* "a,b,c": the parts of one dump (a file whose name has commas is
+	 * taken whole). */
+	if (strchr(core, ',') != NULL && access(core, F_OK) != 0) {
+		size_t n = strcspn(core, ",");
+		if (n == 0 || n >= sizeof(first))
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: an empty or overlong "
+			    "name in the list of parts", core);
+		memcpy(first, core, n);
+		first[n] = '\0';
+		rest = core + n + 1;
+		core = first;
+		a.path = core;
+	}
 
 	kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (kd->core_fd < 0)
@@ -267,7 +339,7 @@ open_source(kvs_t *kd, const char *core, int flags)
 		if (rc != 0)
 			return kerr_push(&kd->err, "dump %s (%s)", core, kvs_source_table[i]->name);
 		kd->src = kvs_source_table[i];
-		return 0;
+		return rest != NULL ? open_parts(kd, rest, flags) : 0;
 	}
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
 }
@@ -559,6 +631,11 @@ kvs_close(kvs_t *kd)
 		kd->src->close(kd->src_priv);
 	if (kd->map != NULL)
 		munmap((void *)kd->map, kd->map_len);
+	for (unsigned i = 0; i < kd->nparts; i++) {
+		if (kd->parts[i].map != NULL)
+			munmap((void *)kd->parts[i].map, kd->parts[i].len);
+		close(kd->parts[i].fd);
+	}
 	if (kd->core_fd >= 0)
 		close(kd->core_fd);
 	kvs_symtab_free(kd->syms);
@@ -1074,6 +1151,18 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	if ((need_btf(kd) == NULL || kd->dwarf != NULL) && need_dwarf(kd) == 0)
 		di->dwarf_version = kvs_dwarf_version(kd->dwarf);
 	kerr_clear(&kd->err);
+	return 0;
+}
+
+int
+kvs_dump_cache_stats(kvs_t *kd, uint64_t *hits, uint64_t *misses)
+{
+	struct kvs_src_info si;
+
+	ENTER(kd);
+	kd->src->info(kd->src_priv, &si);
+	*hits = si.cache_hits;
+	*misses = si.cache_misses;
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct kvs_module {
 };
 
 #define KVS_MAX_MODULES 64
+#define KVS_MAX_PARTS 64
 
 struct kvs {
 	struct kvs_error err;
@@ -62,6 +63,13 @@ struct kvs {
 	 * SIGBUS, so a source without its own refresh reads nothing more. */
 	bool shrunk;
 	uint64_t shrunk_to;
+	/* The further files of a dump in parts (-M a,b,c: split kdumps). */
+	struct kvs_part {
+		int fd;
+		const uint8_t *map;
+		uint64_t len;
+	} parts[KVS_MAX_PARTS];
+	unsigned nparts;
 	struct kvs_src_info info;
 	const struct kvs_arch_ops *arch;  /* from the kernel's e_machine */
 	void *arch_priv;

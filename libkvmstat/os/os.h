@@ -79,6 +79,10 @@ struct kvs_os_ops {
 KVS_HIDDEN struct kvmprof_gmon *kvmprof_gmon_hist(kvs_t *kd, int state, int profrate,
     int bits, uint64_t lowpc, uint64_t textsize, uint8_t *counts, size_t bytes,
     bool last_overflow);
+/* Bin g against st (taken over) instead of the handle's symbols; st holds
+ * link addresses, runtime = link + slide. */
+KVS_HIDDEN void kvmprof_gmon_set_symbols(struct kvmprof_gmon *g, struct kvs_symtab *st,
+    uint64_t slide);
 /* The lowest kernel symbol above addr (runtime addresses): 0 or -1. */
 KVS_HIDDEN int kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next);
 

@@ -39,6 +39,8 @@ struct kvmprof_gmon {
 	struct arc *arcs;
 	size_t narcs;
 	bool last_overflow;             /* the last bin counts what fell outside */
+	struct kvs_symtab *syms;        /* bin against these (owned), else the handle's */
+	uint64_t slide;                 /* their runtime minus link addresses */
 };
 
 static const char G[] = "struct gmonparam";
@@ -271,7 +273,27 @@ kvmprof_gmon_free(kvmprof_gmon_t *g)
 		return;
 	free(g->kcount);
 	free(g->arcs);
+	kvs_symtab_free(g->syms);
 	free(g);
+}
+
+void
+kvmprof_gmon_set_symbols(kvmprof_gmon_t *g, struct kvs_symtab *st, uint64_t slide)
+{
+	kvs_symtab_free(g->syms);
+	g->syms = st;
+	g->slide = slide;
+}
+
+/* The symbol a pc lies in: the profile's own table (every text symbol,
+ * sizes ignored: a bin goes to the last symbol at or below it, as
+ * readprofile bins), else the handle's. */
+static const char *
+sym_at(const kvmprof_gmon_t *g, kvs_t *kd, uint64_t pc, uint64_t *off)
+{
+	if (g->syms != NULL)
+		return kvs_symtab_at(g->syms, pc - g->slide, off);
+	return kvs_symbol_at(kd, pc, off);
 }
 
 int kvmprof_gmon_state(const kvmprof_gmon_t *g) { return g->state; }
@@ -405,7 +427,7 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 			continue;
 		f->total += t;
 		if ((g->last_overflow && i == nb - 1) ||
-		    (s = kvs_symbol_at(kd, pc, &off)) == NULL) {
+		    (s = sym_at(g, kd, pc, &off)) == NULL) {
 			f->unknown += t;
 			continue;
 		}
@@ -437,7 +459,8 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 
 		fn->name = v.s[i].name;
 		fn->addr = v.s[i].addr;
-		if (kvs_symbol_next(kd, fn->addr, &next) == 0)
+		if (g->syms != NULL ? kvs_symtab_next(g->syms, fn->addr - g->slide, &next) == 0 &&
+		    (next += g->slide, true) : kvs_symbol_next(kd, fn->addr, &next) == 0)
 			fn->size = next - fn->addr;
 		for (k = i; k < v.n && v.s[k].addr == v.s[i].addr; k++) {
 			fn->ticks += v.s[k].ticks;

@@ -36,6 +36,7 @@ linux_profile_read(kvs_t *kd)
 	uint8_t on, shift_lo;
 	unsigned shift;
 	uint32_t *bins;
+	struct kvmprof_gmon *g;
 
 	kerr_clear(&kd->err);
 	kvs_tlb_flush(kd);
@@ -80,6 +81,17 @@ linux_profile_read(kvs_t *kd)
 		free(bins);
 		return NULL;
 	}
-	return kvmprof_gmon_hist(kd, KVMPROF_ON, 0, 32, stext, len << shift, (uint8_t *)bins,
+	g = kvmprof_gmon_hist(kd, KVMPROF_ON, 0, 32, stext, len << shift, (uint8_t *)bins,
 	    (size_t)len * 4, true);
+	/* Bin against the kernel's own list (kallsyms: what readprofile's
+	 * System.map lists, assembler labels included), also when a kernel
+	 * file gave the handle its ELF symbols. */
+	if (g != NULL && kd->elf != NULL) {
+		struct kvs_symtab *st;
+		struct kvs_error saved = kd->err;
+		if (linux_kallsyms_load(kd, &st) == 0)
+			kvmprof_gmon_set_symbols(g, st, kd->slide);
+		kd->err = saved;
+	}
+	return g;
 }
