@@ -74,6 +74,9 @@ static const struct command commands[] = {
 	    A_ARGS | A_PHYS | A_OUTPUT, NULL,
 	    "[-p] ADDRESS|SYMBOL[+OFF] [COUNT] [-o FILE]\n"
 	    "             (-p physical; COUNT words, default 1; -o writes the raw bytes)" },
+	{ "diff", cmd_diff, "what grew between two dumps (or saved --json outputs)",
+	    A_ARGS | A_KERNEL_B | A_NO_HANDLE, NULL,
+	    "CORE_A CORE_B [--kernel-b KERNEL]  (-N is CORE_A's kernel)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

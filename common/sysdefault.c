@@ -76,14 +76,15 @@ sys_default_kernel(char *buf, size_t len)
 static int
 try_dir(const char *dir, char *kernel, char *core, size_t len)
 {
-	char k[PATH_MAX], c[PATH_MAX];
+	char k[PATH_MAX + 32], c[PATH_MAX + 32], rk[PATH_MAX], rc[PATH_MAX];
 
 	snprintf(k, sizeof(k), "%s/kernel", dir);
 	snprintf(c, sizeof(c), "%s/vmcore.minidump3", dir);
 	if (!exists(k) || !exists(c))
 		return -1;
-	snprintf(kernel, len, "%s", k);
-	snprintf(core, len, "%s", c);
+	/* Shown by `info`: the path without its "bin/../". */
+	snprintf(kernel, len, "%s", realpath(k, rk) != NULL ? rk : k);
+	snprintf(core, len, "%s", realpath(c, rc) != NULL ? rc : c);
 	return 0;
 }
 

@@ -195,6 +195,16 @@ START_TEST(strict_options)
 		{ "--bogus info", "unknown option --bogus" },
 		{ "profile --top", "needs a value" },
 		{ "help nosuch", "unknown command 'nosuch'" },
+		{ "malloc --libxo", "--libxo goes with --json" },
+		{ "info --csv", "info does not take --csv" },
+		{ "dmesg -p", "dmesg does not take -p" },
+		{ "rd", "rd takes ADDRESS|SYMBOL" },
+		{ "rd btext 0", "rd COUNT takes a positive number of words, not '0'" },
+		{ "rd btext 3x", "rd COUNT takes a positive number of words, not '3x'" },
+		{ "rd -p btext", "rd -p takes a hexadecimal physical address" },
+		{ "diff x", "diff takes two dumps" },
+		{ "malloc --kernel-b x", "malloc does not take --kernel-b" },
+		{ "--demo info", "--demo cannot be combined with -M or -N" },
 	};
 	char cmd[4096], *out;
 	size_t i;

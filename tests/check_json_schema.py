@@ -128,6 +128,12 @@ def main():
         rc, doc = validate(vals, "type", ["-N", kernel, "type", "struct nosuch"])
         check(rc == 1 and doc is not None and doc.get("errors"), "type nosuch: %s" % doc)
         ok["type"] += 1
+    # diff: two moments of FreeBSD 14, and Linux KASLR against nokaslr.
+    for k, a, b in (("fbsd14/kernel", "fbsd14/vmcore.minidump3", "fbsd14/vmcore.minidump3.t2"),
+                    ("linux-kaslr/vmlinux", "linux-kaslr/vmcore", "linux-nokaslr/vmcore")):
+        validate(vals, "diff", ["-N", os.path.join(FIX, k), "diff", os.path.join(FIX, a),
+                                os.path.join(FIX, b)], allow_fail=False)
+        ok["diff"] += 1
     # Errors: usage and open.
     rc, doc = validate(vals, "error", ["malloc", "--sort", "foo"])
     check(rc == 2 and doc["error"]["code"] == "usage", "usage error: %s" % doc)
@@ -196,7 +202,7 @@ def main():
     print("%d documents validated; successes per kind: %s" % (
         checked, ", ".join("%s %d" % kv for kv in sorted(ok.items()) if kv[1])))
     for must in ("info", "dmesg", "malloc", "malloc_libxo", "zone", "zone_libxo", "slab",
-                 "profile", "probes", "profil", "rd", "type", "error"):
+                 "profile", "probes", "profil", "rd", "type", "diff", "error"):
         check(ok[must] > 0, "no fixture produced a %s document" % must)
     print("%d failures" % failures)
     return 1 if failures else 0
