@@ -258,6 +258,7 @@ open_source(kvs_t *kd, const char *core, int flags)
 	void *map;
 	char first[4096];
 	const char *rest = NULL;
+	int map_errno;
 
 	/* "a,b,c": the parts of one dump (a file whose name has commas is
 	 * taken whole). */
@@ -300,13 +301,17 @@ open_source(kvs_t *kd, const char *core, int flags)
 	/* Clear O_NONBLOCK now that we know it is a plain file. */
 	(void)fcntl(kd->core_fd, F_SETFL, 0);
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, kd->core_fd, 0);
-	if (map == MAP_FAILED)
-		return kerr_errno(&kd->err, errno, "dump %s: mmap", core);
-	kd->map = map;
-	kd->map_len = (uint64_t)st.st_size;
+	/* A file that cannot be mapped (/proc/kcore: no mmap, and a size past
+	 * the address space) goes to the formats that read with pread (map
+	 * NULL, map_len its size). */
+	map_errno = map == MAP_FAILED ? errno : 0;
+	kd->map = map == MAP_FAILED ? NULL : map;
+	kd->map_len = kd->map != NULL ? (uint64_t)st.st_size : 0;
 	a.map = kd->map;
-	a.map_len = kd->map_len;
+	a.map_len = (uint64_t)st.st_size;
 
+	if ((flags & KVS_O_RAW) && kd->map == NULL)
+		return kerr_errno(&kd->err, map_errno, "dump %s: mmap", core);
 	if (flags & KVS_O_RAW) {
 		/* A dump format read as raw memory gives errors about page tables
 		 * and the kernel, none about the real cause: say it. */
@@ -341,6 +346,9 @@ open_source(kvs_t *kd, const char *core, int flags)
 		kd->src = kvs_source_table[i];
 		return rest != NULL ? open_parts(kd, rest, flags) : 0;
 	}
+	if (map_errno != 0)
+		return kerr_errno(&kd->err, map_errno, "dump %s: mmap (only ELF cores are read "
+		    "without it)", core);
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
 }
 

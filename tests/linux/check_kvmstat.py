@@ -165,6 +165,46 @@ def check_profile(cap, cd, od):
           f"{'identical' if same else 'differs only where the gap is within the drift'}")
 
 
+def check_kcore(kd):
+    """kvmstat -M /proc/kcore inside the guest against /proc/slabinfo read
+    just before and just after it: the same caches, object sizes, objects
+    and pages per slab exactly; each count equal to the guest's when the two
+    reads agree on it, else between them."""
+    rc = open(os.path.join(kd, "rc")).read().strip()
+    err = open(os.path.join(kd, "err")).read().strip() if os.path.exists(
+        os.path.join(kd, "err")) else ""
+    if not check(rc == "0", "kcore: kvmstat -M /proc/kcore slab in the guest exit " + rc, err):
+        return
+    before = parse_slabinfo(os.path.join(kd, "before"))
+    after = parse_slabinfo(os.path.join(kd, "after"))
+    ours = parse_slabinfo(os.path.join(kd, "slab"))
+    check(set(ours) == set(before) == set(after), "kcore: cache names differ from "
+          "/proc/slabinfo", f"only ours {sorted(set(ours) - set(before))[:5]}, only "
+          f"slabinfo's {sorted(set(before) - set(ours))[:5]}")
+    exact = changed = 0
+    for name, o in ours.items():
+        b, a = before.get(name), after.get(name)
+        if b is None or a is None:
+            continue
+        check(all(o[f] == b[f] == a[f] for f in ["size", "objects_per_slab", "pages_per_slab"]),
+              f"kcore: {name} objsize/objperslab/pagesperslab", f"{o['line']} vs {b['line']}")
+        ok = True
+        for f in ["active_objs", "num_objs", "num_slabs"]:
+            lo, hi = min(b[f], a[f]), max(b[f], a[f])
+            ok = ok and lo <= o[f] <= hi
+        check(ok, f"kcore: {name} counts outside the guest's before/after",
+              f"ours '{o['line']}' before '{b['line']}' after '{a['line']}'")
+        if o["line"] == b["line"] == a["line"]:
+            exact += 1
+        elif b["line"] != a["line"]:
+            changed += 1
+    info = open(os.path.join(kd, "info")).read()
+    check("format:        elf" in info and "Linux version" in info, "kcore: kvmstat info on "
+          "/proc/kcore names an ELF and the kernel's version", info[:300])
+    print(f"kcore: {len(ours)} caches from /proc/kcore in the guest; {exact} lines identical "
+          f"to /proc/slabinfo, {changed} caches changed between its two reads")
+
+
 def main():
     capdir, outdir, caps = sys.argv[1], sys.argv[2], sys.argv[3:]
     # kvmstat's JSON key for the exactly allocated objects is "count" (the
@@ -282,6 +322,10 @@ def main():
         print(f"{cap}: {len(byname)} caches; {failed - before} failed checks; "
               f"changed between the guest's print and the dump: {changed or 'none'}; "
               f"slab --json: {'; '.join(times)}")
+    kd = os.path.join(capdir, "kcore", "kcore")
+    if os.environ.get("KVS_KCORE", "1") == "1":
+        if check(os.path.exists(os.path.join(kd, "rc")), "kcore: the capture's outputs exist"):
+            check_kcore(kd)
     print(f"linux-realcore: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -120,5 +120,12 @@ for cap in "${captures[@]}"; do
 	    >"$OUT/$cap/types.dwarf" 2>"$OUT/$cap/types.dwarf.err"
 	echo $? >"$OUT/$cap/types.dwarf.rc"
 done
+# kvmstat inside the guest on its own /proc/kcore, beside /proc/slabinfo
+# read just before and just after it (redone when kvmstat changes).
+if [ "${KVS_KCORE:-1}" = 1 ]; then
+	step "capture kcore (kvmstat -M /proc/kcore in the guest)"
+	bash tests/linux/capture.sh "$CACHE/captures/kcore" --kaslr --kcore "$KVMSTAT" ||
+		fail "capture kcore (see $CACHE/captures/kcore/serial.log)"
+fi
 step "compare"
 SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
