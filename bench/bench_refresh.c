@@ -11,7 +11,12 @@
  *   naive: what libmemstat does: read each name byte by byte, find the
  *          entry by a linear search on the name, read each CPU's record.
  *
- *   bench_refresh [fixture-dir] [tmp-dir] [max-types]
+ * and, for the same refresh counted once (untimed), the reads and bytes it
+ * made, the time a memcpy of that many bytes takes (the floor), the list's
+ * allocation count and every malloc in the process (both must be 0).
+ *
+ *   bench_refresh [--json] [--types N,..] [--cpus N,..] [fixture-dir]
+ *                 [tmp-dir] [max-types]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_COUNTING
 #include "bench_util.h"
 #include "kread.h"
 #include "memstat_internal.h"
@@ -179,6 +185,15 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus,
 	return 0;
 }
 
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: bench_refresh [--json] [--types N,..] [--cpus N,..] "
+	    "[fixture-dir] [tmp-dir] [max-types]\n"
+	    "       bench_refresh --image PATH TYPES CPUS [fixture-dir]\n");
+	exit(2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -189,28 +204,47 @@ main(int argc, char **argv)
 		    (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 		return 0;
 	}
-	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
-	const char *tmp = argc > 2 ? argv[2] : "/tmp";
-	unsigned maxtypes = argc > 3 ? (unsigned)atoi(argv[3]) : 20000;
-	static const unsigned ntypes[] = { 200, 2000, 20000 }, ncpus[] = { 8, 64, 256 };
+	unsigned ntypes[8] = { 200, 2000, 20000 }, ncpus[8] = { 8, 64, 256 };
+	size_t nt = 3, nc = 3, ti, ci;
+	const char *pos[3] = { "fixtures/cores/fbsd14", "/tmp", NULL };
+	int json = 0, npos = 0, a, profile = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[a], "--profile") == 0 && a + 1 < argc)
+			profile = atoi(argv[++a]);      /* only ours, N times: for perf */
+		else if (strcmp(argv[a], "--types") == 0 && a + 1 < argc)
+			nt = bench_list(argv[++a], ntypes, 8);
+		else if (strcmp(argv[a], "--cpus") == 0 && a + 1 < argc)
+			nc = bench_list(argv[++a], ncpus, 8);
+		else if (argv[a][0] == '-' || npos == 3)
+			usage();
+		else
+			pos[npos++] = argv[a];
+	}
+	const char *fixdir = pos[0], *tmp = pos[1];
+	unsigned maxtypes = pos[2] ? (unsigned)atoi(pos[2]) : 20000;
 	char path[4096], kernel[4096], err[KVS_ERRBUF_SIZE];
-	size_t ti, ci;
 
 	snprintf(path, sizeof(path), "%s/kvs-bench-refresh.raw", tmp);
 	snprintf(kernel, sizeof(kernel), "%s/kernel", fixdir);
-	printf("%7s %5s %12s %12s %8s %14s\n", "types", "cpus", "ours ms", "naive ms",
-	    "speedup", "steady allocs");
-	for (ti = 0; ti < 3; ti++) {
+	if (!json)
+		printf("%7s %5s %10s %10s %10s %9s %7s %8s %9s %7s %7s\n", "types", "cpus",
+		    "ours ms", "naive ms", "memcpy ms", "MiB read", "reads", "vs naive",
+		    "vs memcpy", "allocs", "mallocs");
+	for (ti = 0; ti < nt; ti++) {
 		if (ntypes[ti] > maxtypes)
 			continue;
-		for (ci = 0; ci < 3; ci++) {
+		for (ci = 0; ci < nc; ci++) {
 			struct memory_type_list *l;
 			struct naive *arr = NULL;
 			size_t n = 0, i;
-			double t0, ours = 1e9, naive = 1e9;
-			unsigned long ev0;
+			double t0, ours = 1e9, naive = 1e9, floor;
+			unsigned long ev0, nreads, nmallocs;
+			uint64_t nbytes;
 			kvs_t *kd;
-			int r, reps = ntypes[ti] * ncpus[ci] > 1000000 ? 3 : 10;
+			int r, reps = ntypes[ti] * ncpus[ci] > 1000000 ? 5 : 15;
 
 			build(fixdir, path, ntypes[ti], ncpus[ci]);
 			kd = kvs_open(kernel, path, KVS_O_RAW, err);
@@ -224,14 +258,20 @@ main(int argc, char **argv)
 				    memstat_mtl_count(l));
 				return 1;
 			}
-			ev0 = mtl_alloc_events;
-			for (r = 0; r < reps; r++) {
-				t0 = bench_now();
+			for (r = 0; r < profile; r++)
 				memstat_kvm_malloc(l, kd);
-				if (bench_now() - t0 < ours)
-					ours = bench_now() - t0;
-			}
-			unsigned long allocs = mtl_alloc_events - ev0;
+			if (profile > 0)
+				return 0;
+			/* One untimed steady-state refresh, counted: reads, bytes,
+			 * the list's own allocation count and every malloc. */
+			ev0 = l->mtl_alloc_events;
+			bench_count_start();
+			memstat_kvm_malloc(l, kd);
+			bench_count_stop();
+			nreads = bench_nreads;
+			nbytes = bench_nbytes;
+			nmallocs = bench_nmallocs;
+			unsigned long allocs = l->mtl_alloc_events - ev0;
 			uint64_t o_next, o_desc, o_st, pcpu_sym, pcpu_base;
 			struct kvs_typeinfo tt;
 			kvs_member(kd, "struct malloc_type", "ks_next", &tt); o_next = tt.offset;
@@ -239,7 +279,12 @@ main(int argc, char **argv)
 			kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &tt); o_st = tt.offset;
 			kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL);
 			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
+			/* Side by side: ours, naive, ours, naive... each best of reps. */
 			for (r = 0; r < reps; r++) {
+				t0 = bench_now();
+				memstat_kvm_malloc(l, kd);
+				if (bench_now() - t0 < ours)
+					ours = bench_now() - t0;
 				t0 = bench_now();
 				if (naive_refresh(kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
 				    pcpu_base) != 0) {
@@ -249,8 +294,20 @@ main(int argc, char **argv)
 				if (bench_now() - t0 < naive)
 					naive = bench_now() - t0;
 			}
-			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", ntypes[ti], ncpus[ci],
-			    ours * 1e3, naive * 1e3, naive / ours, allocs);
+			floor = bench_memcpy_floor(nbytes, reps);
+			if (json)
+				printf("{\"types\": %u, \"cpus\": %u, \"ours_ms\": %.4f, \"naive_ms\": %.4f, "
+				    "\"memcpy_ms\": %.4f, \"bytes_read\": %llu, \"reads\": %lu, "
+				    "\"speedup_vs_naive\": %.2f, \"ours_over_memcpy\": %.2f, "
+				    "\"steady_list_allocs\": %lu, \"steady_mallocs\": %lu}\n",
+				    ntypes[ti], ncpus[ci], ours * 1e3, naive * 1e3, floor * 1e3,
+				    (unsigned long long)nbytes, nreads, naive / ours, ours / floor,
+				    allocs, nmallocs);
+			else
+				printf("%7u %5u %10.3f %10.3f %10.3f %9.2f %7lu %7.1fx %8.2fx %7lu %7lu\n",
+				    ntypes[ti], ncpus[ci], ours * 1e3, naive * 1e3, floor * 1e3,
+				    nbytes / 1048576.0, nreads, naive / ours, ours / floor, allocs,
+				    nmallocs);
 			fflush(stdout);
 			for (i = 0; i < n; i++)
 				free(arr[i].percpu);

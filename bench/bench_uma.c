@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_COUNTING
 #include "bench_util.h"
 #include "kread.h"
 #include "memstat_internal.h"
@@ -274,14 +275,14 @@ main(int argc, char **argv)
 				fprintf(stderr, "%s\n", kd ? kvs_geterr(kd) : err);
 				return 1;
 			}
-			ev = mtl_alloc_events;
+			ev = l->mtl_alloc_events;
 			for (r = 0; r < reps; r++) {
 				t0 = bench_now();
 				memstat_kvm_uma(l, kd);
 				if (bench_now() - t0 < ours)
 					ours = bench_now() - t0;
 			}
-			ev = mtl_alloc_events - ev;
+			ev = l->mtl_alloc_events - ev;
 			for (r = 0; r < reps; r++) {
 				t0 = bench_now();
 				naive_refresh(kd, &arr, &n, nc[ci]);

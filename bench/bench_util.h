@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,114 @@ bench_image(const char *fixdir, const char *path, int *fd)
 		exit(1);
 	}
 	return kd;
+}
+
+/* ------------------------------------------- counting reads and mallocs
+ *
+ * The refresh benches link with -Wl,--wrap=kvs_read, so every kvs_read the
+ * library's walkers (and the naive baseline) make goes through here, and
+ * they define malloc/calloc/realloc in the executable, which glibc lets
+ * replace its own for the whole process (shared libraries included).  Both
+ * only count while bench_counting is set: the timed runs count nothing. */
+#ifdef BENCH_COUNTING
+static int bench_counting;
+static unsigned long bench_nreads, bench_nmallocs;
+static uint64_t bench_nbytes;
+
+int __real_kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len);
+int __wrap_kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len);
+int
+__wrap_kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
+{
+	if (bench_counting) {
+		bench_nreads++;
+		bench_nbytes += len;
+	}
+	return __real_kvs_read(kd, kva, buf, len);
+}
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+void *malloc(size_t n);
+void *calloc(size_t n, size_t m);
+void *realloc(void *p, size_t n);
+void *
+malloc(size_t n)
+{
+	bench_nmallocs += bench_counting != 0;
+	return __libc_malloc(n);
+}
+void *
+calloc(size_t n, size_t m)
+{
+	bench_nmallocs += bench_counting != 0;
+	return __libc_calloc(n, m);
+}
+void *
+realloc(void *p, size_t n)
+{
+	bench_nmallocs += bench_counting != 0;
+	return __libc_realloc(p, n);
+}
+
+static inline void
+bench_count_start(void)
+{
+	bench_nreads = bench_nmallocs = 0;
+	bench_nbytes = 0;
+	bench_counting = 1;
+}
+
+static inline void
+bench_count_stop(void)
+{
+	bench_counting = 0;
+}
+#endif
+
+/* The floor: the best time of a memcpy of `bytes` from one buffer of that
+ * size to another (both touched first), best of `reps`. */
+static inline double
+bench_memcpy_floor(uint64_t bytes, int reps)
+{
+	size_t n = bytes ? (size_t)bytes : 1;
+	char *a = malloc(n), *b = malloc(n);
+	double best = 1e9;
+	int r;
+
+	if (a == NULL || b == NULL) {
+		perror("memcpy floor");
+		exit(1);
+	}
+	memset(a, 1, n);
+	memset(b, 2, n);
+	for (r = 0; r < reps; r++) {
+		double t0 = bench_now();
+		memcpy(b, a, n);
+		__asm__ volatile("" : : "r"(b) : "memory");
+		if (bench_now() - t0 < best)
+			best = bench_now() - t0;
+	}
+	free(a);
+	free(b);
+	return best;
+}
+
+/* "200,2000" -> up to max numbers; returns how many. */
+static inline size_t
+bench_list(const char *s, unsigned *out, size_t max)
+{
+	size_t n = 0;
+	char *end;
+
+	while (*s != '\0' && n < max) {
+		out[n++] = (unsigned)strtoul(s, &end, 10);
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	return n;
 }
 
 #endif

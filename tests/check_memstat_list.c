@@ -4,7 +4,7 @@
  * vanished entries and sweep, rollback of a failed refresh (names too),
  * allocators kept apart, what a refresh resets, per-CPU counters off, CPU
  * growth, zone helpers, error strings, and no allocation in a steady
- * refresh (mtl_alloc_events).
+ * refresh (l->mtl_alloc_events).
  */
 #include <check.h>
 #include <errno.h>
@@ -79,10 +79,10 @@ START_TEST(caller_slots_and_steady_state)
 		memstat_set_caller_pointer(mt, 0, mt);
 		memstat_set_percpu_caller_uint64(mt, 2, 15, 77);
 	}
-	ev = mtl_alloc_events;
+	ev = l->mtl_alloc_events;
 	refresh(l, K, N, 4, 4, 200);
 	refresh(l, K, N, 4, 4, 300);
-	ck_assert_uint_eq(mtl_alloc_events, ev);               /* nothing allocated */
+	ck_assert_uint_eq(l->mtl_alloc_events, ev);               /* nothing allocated */
 	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt)) {
 		ck_assert_uint_eq(memstat_get_caller_uint64(mt, 5), memstat_get_kaddr(mt));
 		ck_assert_ptr_eq(memstat_get_caller_pointer(mt, 0), mt);
@@ -156,7 +156,7 @@ START_TEST(abort_restores_names_and_keeps_capacity)
 	int is_new;
 
 	refresh(l, K, N, 2, 4, 10);
-	ev = mtl_alloc_events;
+	ev = l->mtl_alloc_events;
 	/* A failed refresh that renames an entry and creates many (the hash
 	 * grows) leaves names, namekeys and counters as they were. */
 	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
@@ -178,23 +178,23 @@ START_TEST(abort_restores_names_and_keeps_capacity)
 	ck_assert_ptr_null(memstat_mtl_find(l, ALLOCATOR_ANY, "renamed_twice"));
 	/* The grown table is kept: a refresh with 500 new entries again only
 	 * allocates the entries and their banks, and then steady state is free. */
-	ev = mtl_alloc_events;
+	ev = l->mtl_alloc_events;
 	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
 	for (k = 1; k <= 500; k++)
 		ck_assert_ptr_nonnull(mtl_upsert(l, ALLOCATOR_MALLOC, 0x100000 + k * 64, &is_new));
 	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
-	ck_assert_uint_eq(mtl_alloc_events - ev, 500 * 5);     /* entry + 4 banks */
+	ck_assert_uint_eq(l->mtl_alloc_events - ev, 500 * 5);     /* entry + 4 banks */
 	ck_assert_uint_eq(memstat_mtl_count(l), 502);
 	/* Sweep the two old entries (vanished), then refresh: nothing allocated. */
 	ck_assert_int_eq(memstat_mtl_sweep(l), 2);
-	ev = mtl_alloc_events;
+	ev = l->mtl_alloc_events;
 	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
 	for (k = 1; k <= 500; k++) {
 		mt = mtl_upsert(l, ALLOCATOR_MALLOC, 0x100000 + k * 64, &is_new);
 		ck_assert_int_eq(is_new, 0);
 	}
 	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
-	ck_assert_uint_eq(mtl_alloc_events, ev);
+	ck_assert_uint_eq(l->mtl_alloc_events, ev);
 	ck_assert_uint_eq(memstat_mtl_count(l), 500);
 	memstat_mtl_free(l);
 }
@@ -469,7 +469,7 @@ START_TEST(many_entries)
 
 	for (pass = 0; pass < 2; pass++) {
 		ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 1), 0);
-		ev = mtl_alloc_events;
+		ev = l->mtl_alloc_events;
 		for (k = 0; k < 5000; k++) {
 			struct memory_type *mt = mtl_upsert(l, ALLOCATOR_UMA,
 			    0xfffff80000000000ULL + (k << 12), &is_new);
@@ -479,7 +479,7 @@ START_TEST(many_entries)
 		}
 		mtl_refresh_commit(l, ALLOCATOR_UMA);
 		if (pass == 1)
-			ck_assert_uint_eq(mtl_alloc_events, ev);
+			ck_assert_uint_eq(l->mtl_alloc_events, ev);
 	}
 	ck_assert_uint_eq(memstat_mtl_count(l), 5000);
 	ck_assert_int_eq(memstat_mtl_sweep(l), 0);

@@ -127,14 +127,14 @@ START_TEST(no_reallocation_per_tick)
 	fake_refresh(&m, r, u, 4);
 	model_update(&m, true, NULL, 1.0, 0.1);
 	rows = m.rows;
-	ev = mtl_alloc_events;
+	ev = m.list->mtl_alloc_events;
 	for (k = 0; k < 50; k++) {
 		r[k % 4] += 7;
 		fake_refresh(&m, r, u, 4);
 		model_update(&m, true, NULL, 2.0 + k, 0.1);
 	}
 	ck_assert_ptr_eq(m.rows, rows);
-	ck_assert_uint_eq(mtl_alloc_events, ev);
+	ck_assert_uint_eq(m.list->mtl_alloc_events, ev);
 	model_free(&m);
 }
 END_TEST

@@ -148,9 +148,9 @@ START_TEST(all_and_refresh)
 	ck_assert_ptr_nonnull(memstat_mtl_find(l, ALLOCATOR_MALLOC, "devbuf"));
 	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
 		memstat_set_caller_uint64(mt, 2, memstat_get_kaddr(mt));
-	ev = mtl_alloc_events;
+	ev = l->mtl_alloc_events;
 	ck_assert_int_eq(memstat_kvm_all(l, kd), 0);
-	ck_assert_uint_eq(mtl_alloc_events, ev);
+	ck_assert_uint_eq(l->mtl_alloc_events, ev);
 	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt))
 		ck_assert_uint_eq(memstat_get_caller_uint64(mt, 2), memstat_get_kaddr(mt));
 	ck_assert_uint_eq(memstat_mtl_count(l), nm + nu);

@@ -1,5 +1,6 @@
 /* kread.c - typed reads, resolved fields, bounded walks. */
 #include <endian.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kread.h"
@@ -114,7 +115,7 @@ bits_get(const uint8_t *b, size_t buflen, const struct kfield *f)
 }
 
 uint64_t
-kfield_get(const void *buf, size_t buflen, const struct kfield *f)
+kfield_get_slow(const void *buf, size_t buflen, const struct kfield *f)
 {
 	const uint8_t *b = buf;
 	uint64_t v = 0;
@@ -169,4 +170,55 @@ kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what)
 	}
 	w->lam++;
 	return 0;
+}
+
+static int
+krec_cmp(const void *a, const void *b)
+{
+	const struct krec *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->item != y->item)
+		return x->item < y->item ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+void
+krec_sort(struct krec *r, size_t n)
+{
+	size_t i, up = 0, down = 0;
+
+	for (i = 1; i < n; i++) {
+		up += r[i - 1].addr <= r[i].addr;
+		down += r[i - 1].addr >= r[i].addr;
+	}
+	if (up == n - 1 || n < 2)
+		return;
+	if (down == n - 1) {            /* a list built by inserting at the head */
+		for (i = 0; i < n / 2; i++) {
+			struct krec t = r[i];
+			r[i] = r[n - 1 - i];
+			r[n - 1 - i] = t;
+		}
+		return;
+	}
+	qsort(r, n, sizeof(*r), krec_cmp);
+}
+
+size_t
+krec_run(const struct krec *r, size_t n, size_t i, size_t size, size_t maxspan, uint64_t *hi)
+{
+	uint64_t lo = r[i].addr, end = lo + size;
+	size_t j;
+
+	for (j = i + 1; j < n; j++) {
+		uint64_t a = r[j].addr;
+		if (a > end + 64 || a + size - lo > maxspan || a + size < a)
+			break;
+		if (a + size > end)
+			end = a + size;
+	}
+	*hi = end;
+	return j;
 }

@@ -6,6 +6,9 @@
 #ifndef KREAD_H
 #define KREAD_H
 
+#include <endian.h>
+#include <string.h>
+
 #include "kvs_private.h"
 
 /* Little-endian scalar reads at a kernel VA.  0 or -1 (error on kd). */
@@ -32,8 +35,54 @@ struct kfield {
 KVS_HIDDEN int kfield(kvs_t *kd, const char *type, const char *path,
     struct kfield *f, bool required);
 /* Extract an unsigned little-endian field of f->size bytes from a struct
- * image read into buf of buflen bytes (0 if the field is absent/outside). */
-KVS_HIDDEN uint64_t kfield_get(const void *buf, size_t buflen, const struct kfield *f);
+ * image read into buf of buflen bytes (0 if the field is absent/outside).
+ * Inline for the plain 8-, 4- and 2-byte fields every refresh extracts per
+ * item and per CPU; bit-fields and odd widths go to kfield_get_slow. */
+KVS_HIDDEN uint64_t kfield_get_slow(const void *buf, size_t buflen, const struct kfield *f);
+static inline uint64_t
+kfield_get(const void *buf, size_t buflen, const struct kfield *f)
+{
+	const uint8_t *b = (const uint8_t *)buf + f->off;
+
+	if (f->present && f->bit_size == 0 && f->off < buflen) {
+		if (f->size >= 8 && buflen - f->off >= 8) {
+			uint64_t x;
+			memcpy(&x, b, 8);
+			return le64toh(x);
+		}
+		if (f->size == 4 && buflen - f->off >= 4) {
+			uint32_t x;
+			memcpy(&x, b, 4);
+			return le32toh(x);
+		}
+		if (f->size == 2 && buflen - f->off >= 2) {
+			uint16_t x;
+			memcpy(&x, b, 2);
+			return le16toh(x);
+		}
+	}
+	return kfield_get_slow(buf, buflen, f);
+}
+
+/*
+ * Bulk reads of many small records that sit close together in memory (the
+ * per-CPU statistics of malloc types, counter(9) slots of UMA zones): the
+ * walker collects one krec per record, sorts them by address once per
+ * refresh, and then reads each run of neighbours with one kvs_read per CPU
+ * instead of one per record and CPU.
+ */
+struct krec {
+	uint64_t addr;          /* of CPU 0's copy (or the only copy) */
+	uint32_t item;          /* the walker's index of the owning object */
+	uint32_t slot;          /* which of the object's records */
+};
+/* Sort by address (already ascending or descending lists cost O(n)). */
+KVS_HIDDEN void krec_sort(struct krec *r, size_t n);
+/* The run that starts at r[i]: records [i, return value) of `size` bytes
+ * each whose bytes lie within [r[i].addr, *hi), a span of at most maxspan
+ * bytes with no gap wider than a cache line between neighbours. */
+KVS_HIDDEN size_t krec_run(const struct krec *r, size_t n, size_t i, size_t size,
+    size_t maxspan, uint64_t *hi);
 
 /*
  * Cycle-bounded list walk (Brent's algorithm: O(1) memory, a cycle is

@@ -16,8 +16,6 @@
 _Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
     "counter block and its rollback copy differ in size");
 
-_Thread_local unsigned long mtl_alloc_events;
-
 /* The table behind FreeBSD's memstat_malloc_zone_get_*(), which take no
  * list: the one process-wide variable of the library (memstat.h documents
  * the exception).  Lists keep their own table; a successful malloc refresh
@@ -30,17 +28,20 @@ static struct {
 	struct mtl_zones z;
 } published = { PTHREAD_MUTEX_INITIALIZER, { 0, { 0 } } };
 
+/* Allocations counted on the list they are for (NULL: not counted). */
 static void *
-xcalloc(size_t n, size_t sz)
+xcalloc(struct memory_type_list *l, size_t n, size_t sz)
 {
-	mtl_alloc_events++;
+	if (l != NULL)
+		l->mtl_alloc_events++;
 	return calloc(n ? n : 1, sz);
 }
 
 static void *
-xrealloc(void *p, size_t sz)
+xrealloc(struct memory_type_list *l, void *p, size_t sz)
 {
-	mtl_alloc_events++;
+	if (l != NULL)
+		l->mtl_alloc_events++;
 	return realloc(p, sz ? sz : 1);
 }
 
@@ -73,10 +74,11 @@ memstat_strerror(int error)
 struct memory_type_list *
 memstat_mtl_alloc(void)
 {
-	struct memory_type_list *l = xcalloc(1, sizeof(*l));
+	struct memory_type_list *l = calloc(1, sizeof(*l));
 
 	if (l == NULL)
 		return NULL;
+	l->mtl_alloc_events = 1;
 	l->mtl_error = MEMSTAT_ERROR_UNDEFINED;
 	return l;
 }
@@ -129,6 +131,9 @@ memstat_mtl_free(struct memory_type_list *list)
 	}
 	kvs_htab_free(&list->mtl_hash);
 	free(list->mtl_byidx);
+	free(list->mtl_scratch[0]);
+	free(list->mtl_scratch[1]);
+	free(list->mtl_scratch[2]);
 	free(list);
 }
 
@@ -179,14 +184,14 @@ hash_room(struct memory_type_list *l, size_t need)
 
 	if (need > l->mtl_capidx) {
 		size_t cap = l->mtl_capidx ? l->mtl_capidx * 2 : 64;
-		struct memory_type **a = xrealloc(l->mtl_byidx, cap * sizeof(*a));
+		struct memory_type **a = xrealloc(l, l->mtl_byidx, cap * sizeof(*a));
 		if (a == NULL)
 			return -1;
 		l->mtl_byidx = a;
 		l->mtl_capidx = cap;
 	}
 	rc = kvs_htab_reserve(&l->mtl_hash, need);
-	mtl_alloc_events += l->mtl_hash.nalloc - before;
+	l->mtl_alloc_events += l->mtl_hash.nalloc - before;
 	return rc;
 }
 
@@ -247,9 +252,9 @@ memstat_mtl_sweep(struct memory_type_list *list)
 /* --------------------------------------------------------------- refresh */
 
 static int
-grow_array(void **p, size_t elem, unsigned have, unsigned n)
+grow_array(struct memory_type_list *l, void **p, size_t elem, unsigned have, unsigned n)
 {
-	void *a = xrealloc(*p, n * elem);
+	void *a = xrealloc(l, *p, n * elem);
 
 	if (a == NULL)
 		return -1;
@@ -260,20 +265,20 @@ grow_array(void **p, size_t elem, unsigned have, unsigned n)
 }
 
 static int
-grow_cpus(struct memory_type *mt, unsigned n)
+grow_cpus(struct memory_type_list *l, struct memory_type *mt, unsigned n)
 {
 	if (n <= mt->mt_capcpus)
 		return 0;
-	if (grow_array((void **)&mt->mt_pa_bank[0], sizeof(*mt->mt_percpu_alloc),
+	if (grow_array(l, (void **)&mt->mt_pa_bank[0], sizeof(*mt->mt_percpu_alloc),
 	    mt->mt_capcpus, n) != 0 ||
-	    grow_array((void **)&mt->mt_pa_bank[1], sizeof(*mt->mt_percpu_alloc),
+	    grow_array(l, (void **)&mt->mt_pa_bank[1], sizeof(*mt->mt_percpu_alloc),
 	    mt->mt_capcpus, n) != 0 ||
-	    grow_array((void **)&mt->mt_pc_bank[0], sizeof(*mt->mt_percpu_cache),
+	    grow_array(l, (void **)&mt->mt_pc_bank[0], sizeof(*mt->mt_percpu_cache),
 	    mt->mt_capcpus, n) != 0 ||
-	    grow_array((void **)&mt->mt_pc_bank[1], sizeof(*mt->mt_percpu_cache),
+	    grow_array(l, (void **)&mt->mt_pc_bank[1], sizeof(*mt->mt_percpu_cache),
 	    mt->mt_capcpus, n) != 0 ||
 	    (mt->mt_percpu_caller != NULL &&
-	    grow_array((void **)&mt->mt_percpu_caller, sizeof(*mt->mt_percpu_caller),
+	    grow_array(l, (void **)&mt->mt_percpu_caller, sizeof(*mt->mt_percpu_caller),
 	    mt->mt_capcpus, n) != 0))
 		return -1;
 	mt->mt_capcpus = n;
@@ -287,7 +292,7 @@ static struct mt_percpu_caller_s *
 caller_slots(struct memory_type *mt, int cpu)
 {
 	if (mt->mt_percpu_caller == NULL) {
-		mt->mt_percpu_caller = xcalloc(mt->mt_capcpus, sizeof(*mt->mt_percpu_caller));
+		mt->mt_percpu_caller = xcalloc(NULL, mt->mt_capcpus, sizeof(*mt->mt_percpu_caller));
 		if (mt->mt_percpu_caller == NULL)
 			return NULL;
 	}
@@ -300,8 +305,9 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	struct memory_type *mt;
 
 	l->mtl_gen++;
+	l->mtl_percpu_filled = false;
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
-		if (mt->mt_allocator == allocator && grow_cpus(mt, maxcpus) != 0) {
+		if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
 			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
 			return -1;
 		}
@@ -331,12 +337,21 @@ snapshot(struct memory_type *mt)
 }
 
 static void
-reset_counters(struct memory_type *mt, bool percpu)
+reset_counters(const struct memory_type_list *l, struct memory_type *mt, bool percpu)
 {
+	unsigned from = 0;
+
 	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
 	mt->mt_percpu_valid = percpu;
 	if (!percpu || mt->mt_capcpus == 0)
 		return;
+	if (l->mtl_percpu_filled) {
+		/* The walker fills [0, maxcpus) and leaves the caches at 0. */
+		from = l->mtl_maxcpus < mt->mt_capcpus ? l->mtl_maxcpus : mt->mt_capcpus;
+		memset(mt->mt_percpu_alloc + from, 0,
+		    (mt->mt_capcpus - from) * sizeof(*mt->mt_percpu_alloc));
+		return;
+	}
 	memset(mt->mt_percpu_alloc, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_alloc));
 	memset(mt->mt_percpu_cache, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_cache));
 }
@@ -356,8 +371,8 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 	if (mt == NULL) {
 		if (hash_room(l, l->mtl_count + 1) != 0)
 			goto nomem;
-		mt = xcalloc(1, sizeof(*mt));
-		if (mt == NULL || grow_cpus(mt, l->mtl_maxcpus) != 0) {
+		mt = xcalloc(l, 1, sizeof(*mt));
+		if (mt == NULL || grow_cpus(l, mt, l->mtl_maxcpus) != 0) {
 			if (mt != NULL)
 				free_entry(mt);
 			goto nomem;
@@ -378,7 +393,7 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 	if (mt->mt_seen_gen != l->mtl_gen) {
 		if (!*is_new)
 			snapshot(mt);
-		reset_counters(mt, !l->mtl_nopercpu);
+		reset_counters(l, mt, !l->mtl_nopercpu);
 	}
 	mt->mt_seen_gen = l->mtl_gen;
 	mt->mt_vanished = false;
@@ -404,6 +419,24 @@ mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey)
 	memcpy(mt->mt_name, name, n);
 	mt->mt_name[n] = '\0';
 	mt->mt_namekey = namekey;
+}
+
+void *
+mtl_scratch(struct memory_type_list *l, int which, size_t bytes)
+{
+	size_t len = l->mtl_scratch_len[which];
+	void *p;
+
+	if (bytes <= len)
+		return l->mtl_scratch[which];
+	len = len ? len : 4096;
+	while (len < bytes)
+		len *= 2;
+	if ((p = xrealloc(l, l->mtl_scratch[which], len)) == NULL)
+		return NULL;
+	l->mtl_scratch[which] = p;
+	l->mtl_scratch_len[which] = len;
+	return p;
 }
 
 static void

@@ -14,8 +14,8 @@
  * too, if it changed) and drops those it created, so the caller keeps the
  * last good picture.  Per-CPU counters are not copied: each entry has two
  * banks and a refresh writes the one not shown.  Once every kernel object
- * has its entry, a refresh allocates nothing (mtl_alloc_events counts the
- * library's allocations so tests can check this).  The hash and its index
+ * has its entry, a refresh allocates nothing (l->mtl_alloc_events counts
+ * the library's allocations for the list so tests can check this).  The hash and its index
  * array only grow: removals (sweep, abort) re-index the survivors in place,
  * which allocates nothing and cannot fail.
  *
@@ -181,6 +181,17 @@ struct memory_type_list {
 	bool mtl_zones_staged;          /* mtl_zones_new awaits a malloc commit */
 	struct mtl_zones mtl_zones;     /* of the last good malloc refresh */
 	struct mtl_zones mtl_zones_new;
+	/* Allocations memstat.c made for this list (entries, per-CPU banks,
+	 * hash, scratch); caller slots excepted, which callers ask for. */
+	unsigned long mtl_alloc_events;
+	/* Set by a walker after mtl_refresh_begin (which clears it): it will
+	 * write every slot of mt_percpu_alloc below mtl_maxcpus of each entry it
+	 * upserts, and never mt_percpu_cache, so upsert need not zero them. */
+	bool mtl_percpu_filled;
+	/* Walkers' per-refresh working space (mtl_scratch), kept between
+	 * refreshes so that a steady-state refresh allocates nothing. */
+	void *mtl_scratch[3];
+	size_t mtl_scratch_len[3];
 };
 
 KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus);
@@ -199,8 +210,10 @@ KVS_HIDDEN void mtl_set_list_zones(struct memory_type_list *l, const size_t *siz
 /* Publish zone sizes process-wide at once, bypassing any list: for callers
  * with no list at hand.  The list's own table is left alone. */
 KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
-/* Allocations made by memstat.c (entries, per-CPU banks, hash tables) in
- * the calling thread. */
-extern KVS_HIDDEN _Thread_local unsigned long mtl_alloc_events;
+/* Working space `which` (0, 1 or 2) of at least `bytes` for a walker's
+ * refresh, its contents kept only up to the old length when it grows (then
+ * counted in mtl_alloc_events); NULL when out of memory.  Valid until the
+ * next call with the same `which` or memstat_mtl_free. */
+KVS_HIDDEN void *mtl_scratch(struct memory_type_list *l, int which, size_t bytes);
 
 #endif

@@ -11,9 +11,10 @@
  *         offset from the value of __pcpu (per-CPU data is %gs-relative).
  * CPUs are 0..mp_maxid filtered by all_cpus: ids may be sparse.
  *
- * A refresh reads each type's header once and each present CPU's 64-byte
- * record once.  Names are re-read only when the entry is new or its
- * ks_shortdesc pointer changed.
+ * A refresh reads each type's header once; on 6-11 each type's stats array
+ * in one read, on 12 and 13+ the per-CPU records of neighbouring types in
+ * one read per CPU (pending_stats).  Names are re-read only when the entry
+ * is new or its ks_shortdesc pointer changed.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -175,24 +176,6 @@ read_zones(kvs_t *kd, struct memory_type_list *list)
 	return 0;
 }
 
-/* Address of CPU c's malloc_type_stats for the type at `mtaddr`. */
-static uint64_t
-stats_addr(const struct mlayout *L, uint64_t mtaddr, const uint8_t *mtbuf,
-    const uint8_t *mtibuf, size_t mtilen, int c)
-{
-	switch (L->gen) {
-	case MGEN_13:
-		return L->pcpu_base + kfield_get(mtbuf, L->mt_size, &L->stats_in_mt) +
-		    (uint64_t)c * L->pcpu_stride;
-	case MGEN_12:
-		return kfield_get(mtibuf, mtilen, &L->stats_in_mti) +
-		    (uint64_t)c * L->pcpu_stride;
-	default:
-		(void)mtaddr;
-		return 0;
-	}
-}
-
 static void
 add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t *st)
 {
@@ -231,10 +214,10 @@ add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t 
 	mt->mt_percpu_alloc[c].mtp_sizemask = sz;
 }
 
-/* Fill one entry from the kernel. */
+/* Fill one entry of a 5.x or 6-11 kernel from the kernel. */
 static int
 read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
-    struct memory_type *mt, uint64_t p, const uint8_t *mtbuf)
+    struct memory_type *mt, const uint8_t *mtbuf)
 {
 	uint8_t st[512];
 	int c;
@@ -254,35 +237,244 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 		mt->mt_maxused = kfield_get(mtbuf, L->mt_size, &L->maxused);
 		return 0;
 	}
-	if (L->gen == MGEN_6) {
-		/* One read of the whole array for the CPUs that can exist. */
+	{
+		/* 6-11 (12 and 13+ are read by pending_stats): the array for
+		 * the CPUs that can exist, read in chunks of whole records; a
+		 * chunk that cannot be read is read CPU by CPU, so an error
+		 * names the CPU. */
 		uint64_t base = kfield_get(mtbuf, L->mt_size, &L->handle) + L->stats_in_mti.off;
-		for (c = 0; c <= cpus->maxid && (uint64_t)c < L->stats_count; c++) {
-			if (!kcpu_present(cpus, c))
-				continue;
-			if (kvs_read(kd, base + (uint64_t)c * L->st_size, st, L->st_size) != 0)
-				return kerr_push(&kd->err, "CPU %d statistics", c);
-			add_stats(L, mt, c, st);
-		}
-	} else {
-		uint8_t mti[256];
-		size_t mtilen = 0;
-		if (L->gen == MGEN_12) {
-			mtilen = (size_t)(L->stats_in_mti.off + 8);
-			if (mtilen > sizeof(mti) ||
-			    kvs_read(kd, kfield_get(mtbuf, L->mt_size, &L->handle), mti, mtilen) != 0)
-				return kerr_push(&kd->err, "malloc_type_internal");
-		}
-		for (c = 0; c <= cpus->maxid; c++) {
-			if (!kcpu_present(cpus, c))
-				continue;
-			if (kvs_read(kd, stats_addr(L, p, mtbuf, mti, mtilen, c), st, L->st_size) != 0)
-				return kerr_push(&kd->err, "CPU %d statistics", c);
-			add_stats(L, mt, c, st);
+		uint8_t chunk[16384];
+		int per = (int)(sizeof(chunk) / L->st_size), c0;
+		for (c0 = 0; c0 <= cpus->maxid && (uint64_t)c0 < L->stats_count; c0 += per) {
+			int n = per, k;
+			if (n > cpus->maxid + 1 - c0)
+				n = cpus->maxid + 1 - c0;
+			if ((uint64_t)(c0 + n) > L->stats_count)
+				n = (int)(L->stats_count - (uint64_t)c0);
+			bool bulk = kvs_read(kd, base + (uint64_t)c0 * L->st_size, chunk,
+			    (size_t)n * L->st_size) == 0;
+			for (k = 0; k < n; k++) {
+				c = c0 + k;
+				if (!kcpu_present(cpus, c))
+					continue;
+				if (!bulk && kvs_read(kd, base + (uint64_t)c * L->st_size, st,
+				    L->st_size) != 0)
+					return kerr_push(&kd->err, "CPU %d statistics", c);
+				add_stats(L, mt, c, bulk ? chunk + (size_t)k * L->st_size : st);
+			}
 		}
 	}
 	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 	mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+	return 0;
+}
+
+/*
+ * 12 and 13+: the statistics of every type, read after the walk.  The
+ * records of CPU 0 sit side by side in a few pages (the kernel allocates
+ * them from a per-CPU zone), and every other CPU's copy is the same
+ * distance further, so a run of neighbouring records is one read per CPU,
+ * not one per type and CPU.  The walk keeps, per type, its entry and the
+ * address of CPU 0's record, in the list's working space (no allocation
+ * once it is large enough).
+ */
+_Static_assert(sizeof(struct mt_percpu_alloc_s) == 40,
+    "a per-CPU record is the five counters of a canonical malloc_type_stats");
+
+struct pitem {
+	struct memory_type *mt;
+	uint64_t base;                    /* CPU 0's malloc_type_stats */
+	/* Sums kept here, next to each other, and written to the entry once:
+	 * the entries are large and far apart. */
+	uint64_t alloced, freed, nallocs, nfrees, mask;
+	struct mt_percpu_alloc_s *pa;     /* the entry's bank, or NULL */
+};
+
+struct pending {
+	struct memory_type_list *list;
+	struct pitem *item;               /* mtl_scratch 0, in list order */
+	struct krec *rec;                 /* mtl_scratch 1 */
+	size_t n, cap;
+};
+
+static int
+pending_add(kvs_t *kd, struct memory_type_list *list, const struct mlayout *L,
+    struct pending *pd, struct memory_type *mt, uint64_t p, const uint8_t *mtbuf)
+{
+	uint8_t mti[256];
+	uint64_t base;
+
+	(void)p;
+	if (L->gen == MGEN_12) {
+		size_t mtilen = (size_t)(L->stats_in_mti.off + 8);
+		if (mtilen > sizeof(mti) ||
+		    kvs_read(kd, kfield_get(mtbuf, L->mt_size, &L->handle), mti, mtilen) != 0)
+			return kerr_push(&kd->err, "malloc_type_internal");
+		base = kfield_get(mti, mtilen, &L->stats_in_mti);
+	} else
+		base = L->pcpu_base + kfield_get(mtbuf, L->mt_size, &L->stats_in_mt);
+	if (pd->n == pd->cap) {
+		size_t cap = pd->cap ? pd->cap * 2 : 256;
+		struct pitem *it = mtl_scratch(list, 0, cap * sizeof(*it));
+		struct krec *r = it == NULL ? NULL : mtl_scratch(list, 1, cap * sizeof(*r));
+		if (r == NULL || cap > UINT32_MAX)
+			return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		pd->item = it;
+		pd->rec = r;
+		pd->cap = cap;
+	}
+	memset(&pd->item[pd->n], 0, sizeof(pd->item[pd->n]));
+	pd->item[pd->n].mt = mt;
+	pd->item[pd->n].base = base;
+	pd->item[pd->n].pa = mt->mt_percpu_valid ? mt->mt_percpu_alloc : NULL;
+	pd->rec[pd->n].addr = base;
+	pd->rec[pd->n].item = (uint32_t)pd->n;
+	pd->rec[pd->n].slot = 0;
+	pd->n++;
+	return 0;
+}
+
+/* One CPU's record of one type. */
+static inline void
+pending_one(const struct mlayout *L, struct pitem *it, int c, const uint8_t *st)
+{
+	uint64_t v[5];
+
+	if (L->canonical) {
+		memcpy(v, st, sizeof(v));
+		v[0] = le64toh(v[0]);
+		v[1] = le64toh(v[1]);
+		v[2] = le64toh(v[2]);
+		v[3] = le64toh(v[3]);
+		v[4] = le64toh(v[4]);
+	} else {
+		v[0] = kfield_get(st, L->st_size, &L->memalloced);
+		v[1] = kfield_get(st, L->st_size, &L->memfreed);
+		v[2] = kfield_get(st, L->st_size, &L->numallocs);
+		v[3] = kfield_get(st, L->st_size, &L->numfrees);
+		v[4] = kfield_get(st, L->st_size, &L->sizemask);
+	}
+	it->alloced += v[0];
+	it->freed += v[1];
+	it->nallocs += v[2];
+	it->nfrees += v[3];
+	it->mask |= v[4];
+	if (it->pa != NULL)
+		memcpy(&it->pa[c], v, sizeof(v));
+}
+
+static void
+pending_finish(const struct kcpus *cpus, struct pending *pd)
+{
+	bool all = true;
+	size_t i;
+	int c;
+
+	for (c = 0; c <= cpus->maxid; c++)
+		all = all && kcpu_present(cpus, c);
+	for (i = 0; i < pd->n; i++) {
+		struct pitem *it = &pd->item[i];
+		struct memory_type *mt = it->mt;
+		mt->mt_memalloced = it->alloced;
+		mt->mt_memfreed = it->freed;
+		mt->mt_numallocs = it->nallocs;
+		mt->mt_numfrees = it->nfrees;
+		mt->mt_sizemask = it->mask;
+		mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
+		mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+		/* The list left the bank as it was (mtl_percpu_filled): the
+		 * CPUs not present read 0. */
+		if (it->pa != NULL && !all)
+			for (c = 0; c <= cpus->maxid; c++)
+				if (!kcpu_present(cpus, c))
+					memset(&it->pa[c], 0, sizeof(it->pa[c]));
+	}
+}
+
+static int
+pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, struct pending *pd)
+{
+	/* Every CPU's copy of a run goes into one buffer of about 1 MiB, and
+	 * then each type takes its records CPU after CPU: its per-CPU slots are
+	 * written in order, and its sums stay in registers. */
+	size_t ncpu = (size_t)cpus->maxid + 1, maxspan = (1024 << 10) / ncpu;
+	size_t i, j, k;
+	uint8_t st[512], *big;
+	int c;
+
+	if (maxspan > 16384)
+		maxspan = 16384;
+	if (maxspan < L->st_size)
+		maxspan = L->st_size;
+	krec_sort(pd->rec, pd->n);
+	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan)) == NULL)
+		goto per_type;
+	for (i = 0; i < pd->n; i = j) {
+		uint64_t lo = pd->rec[i].addr, hi;
+		size_t len;
+		j = krec_run(pd->rec, pd->n, i, L->st_size, maxspan, &hi);
+		len = (size_t)(hi - lo);
+		for (c = 0; c <= cpus->maxid; c++)
+			if (kcpu_present(cpus, c) && kvs_read(kd, lo + (uint64_t)c * L->pcpu_stride,
+			    big + (size_t)c * len, len) != 0)
+				goto per_type;
+		for (k = i; k < j; k++) {
+			struct pitem *it = &pd->item[pd->rec[k].item];
+			const uint8_t *rec = big + (pd->rec[k].addr - lo);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (L->canonical) {
+				/* The kernel's record is the entry's per-CPU record:
+				 * copied as it is, summed from where it lies. */
+				struct mt_percpu_alloc_s *pa = it->pa;
+				uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, x[5];
+				for (c = 0; c <= cpus->maxid; c++) {
+					if (!kcpu_present(cpus, c))
+						continue;
+					memcpy(x, rec + (size_t)c * len, sizeof(x));
+					s0 += x[0];
+					s1 += x[1];
+					s2 += x[2];
+					s3 += x[3];
+					s4 |= x[4];
+					if (pa != NULL)
+						memcpy(&pa[c], rec + (size_t)c * len, sizeof(pa[c]));
+				}
+				it->alloced += s0;
+				it->freed += s1;
+				it->nallocs += s2;
+				it->nfrees += s3;
+				it->mask |= s4;
+				continue;
+			}
+#endif
+			for (c = 0; c <= cpus->maxid; c++)
+				if (kcpu_present(cpus, c))
+					pending_one(L, it, c, rec + (size_t)c * len);
+		}
+	}
+	pending_finish(cpus, pd);
+	return 0;
+
+per_type:
+	/* Something in a run could not be read: read type by type, in list
+	 * order, so that the error (if any) names the first type and CPU that
+	 * fail, as reading each type in turn would. */
+	for (i = 0; i < pd->n; i++) {
+		struct pitem *it = &pd->item[i];
+		it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0;
+		for (c = 0; c <= cpus->maxid; c++) {
+			if (!kcpu_present(cpus, c))
+				continue;
+			if (kvs_read(kd, it->base + (uint64_t)c * L->pcpu_stride, st,
+			    L->st_size) != 0) {
+				kerr_push(&kd->err, "CPU %d statistics", c);
+				return kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx",
+				    it->mt->mt_name, (unsigned long long)it->mt->mt_kaddr);
+			}
+			pending_one(L, it, c, st);
+		}
+	}
+	pending_finish(cpus, pd);
 	return 0;
 }
 
@@ -348,6 +540,9 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	uint64_t headsym, p;
 	uint8_t mtbuf[MT_MAX_BYTES];
 	unsigned maxcpus, rows = 0;
+	struct pending pend = { list, NULL, NULL, 0, 0 };
+	struct kvs_error saved;
+	int walk_err = MEMSTAT_ERROR_KVM;
 
 	kerr_clear(&kd->err);
 	kd->nwarn = 0;
@@ -385,6 +580,8 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (mtl_refresh_begin(list, ALLOCATOR_MALLOC, maxcpus) != 0)
 		return -1;
+	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish). */
+	list->mtl_percpu_filled = L.gen == MGEN_12 || L.gen == MGEN_13;
 	kwalk_init(&w, MT_MAX_TYPES);
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
 		struct memory_type *mt;
@@ -392,10 +589,10 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		int is_new;
 
 		if (kwalk_step(kd, &w, p, "kmemstatistics") != 0)
-			return fail(list, kd, MEMSTAT_ERROR_KVM);
+			goto walk_failed;
 		if (kvs_read(kd, p, mtbuf, L.mt_size) != 0) {
 			kerr_push(&kd->err, "malloc type at 0x%llx", (unsigned long long)p);
-			return fail(list, kd, MEMSTAT_ERROR_KVM);
+			goto walk_failed;
 		}
 		if (L.version.present && kfield_get(mtbuf, L.mt_size, &L.version) != M_VERSION) {
 			kvs_warn(kd, "malloc type at 0x%llx: ks_version %llu, expected %lu; skipped",
@@ -412,8 +609,10 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		}
 		rows++;
 		mt = mtl_upsert(list, ALLOCATOR_MALLOC, p, &is_new);
-		if (mt == NULL)
-			return fail(list, kd, MEMSTAT_ERROR_NOMEMORY);
+		if (mt == NULL) {
+			walk_err = MEMSTAT_ERROR_NOMEMORY;
+			goto walk_failed;
+		}
 		desc = kfield_get(mtbuf, L.mt_size, &L.shortdesc);
 		if (is_new || mt->mt_namekey != desc) {
 			char name[MEMTYPE_MAXNAME];
@@ -422,16 +621,27 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			else if (kvs_read_string(kd, desc, name, sizeof(name), NULL) < 0) {
 				kerr_push(&kd->err, "name of malloc type at 0x%llx",
 				    (unsigned long long)p);
-				return fail(list, kd, MEMSTAT_ERROR_KVM);
+				goto walk_failed;
 			}
 			mtl_set_name(mt, name, desc);
 		}
-		if (read_type(kd, &L, &cpus, mt, p, mtbuf) != 0) {
+		if (L.gen == MGEN_12 || L.gen == MGEN_13) {
+			/* Statistics later, all types at once (bulk_stats). */
+			if (pending_add(kd, list, &L, &pend, mt, p, mtbuf) != 0) {
+				kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx", mt->mt_name,
+				    (unsigned long long)p);
+				goto walk_failed;
+			}
+			continue;
+		}
+		if (read_type(kd, &L, &cpus, mt, mtbuf) != 0) {
 			kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx", mt->mt_name,
 			    (unsigned long long)p);
 			return fail(list, kd, MEMSTAT_ERROR_KVM);
 		}
 	}
+	if (pend.n > 0 && pending_stats(kd, &L, &cpus, &pend) != 0)
+		return fail(list, kd, MEMSTAT_ERROR_KVM);
 	if (rows == 0) {
 		/* Every type was skipped (bad magic or version): the same. */
 		kerr_set(&kd->err, KVS_E_MISMATCH, "none of the %u malloc types on kmemstatistics "
@@ -441,4 +651,13 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	mtl_refresh_commit(list, ALLOCATOR_MALLOC);
 	return 0;
+
+walk_failed:
+	/* The types before the one that failed would have had their
+	 * statistics read first: an error there is the one to report. */
+	saved = kd->err;
+	if (pend.n > 0 && pending_stats(kd, &L, &cpus, &pend) != 0)
+		return fail(list, kd, MEMSTAT_ERROR_KVM);
+	kd->err = saved;
+	return fail(list, kd, walk_err);
 }
