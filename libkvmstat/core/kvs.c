@@ -183,6 +183,14 @@ open_source(kvs_t *kd, const char *core, int flags)
 	a.map_len = kd->map_len;
 
 	if (flags & KVS_O_RAW) {
+		/* A compressed raw image: the layer opens raw inside. */
+		int rc = kvs_source_compressed.open(&a, &kd->src_priv, &kd->err);
+		if (rc != KVS_NOTMINE) {
+			if (rc != 0)
+				return kerr_push(&kd->err, "dump %s", core);
+			kd->src = &kvs_source_compressed;
+			return 0;
+		}
 		kd->src = &kvs_source_raw;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
