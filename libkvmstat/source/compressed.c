@@ -17,7 +17,8 @@
  *          dump.  Consecutive reads continue the live inflate stream instead
  *          of restarting.  Concatenated members are followed.
  *   zstd   a frame index when every frame states its size and is small
- *          (ZFRAME_MAX): a read decompresses one frame.  zstd's one-frame
+ *          (ZFRAME_MAX), and there are not too many (ZFRAMES_MAX): a read
+ *          decompresses one frame.  zstd's one-frame
  *          files (what `zstd` and savecore write) cannot be resumed mid-frame
  *          through libzstd's API, so they are decompressed once, sequentially,
  *          into an unlinked temporary file ($TMPDIR) read with pread: memory
@@ -45,6 +46,7 @@
 #define NCACHE 32
 #define CACHE_BYTES (32ULL << 20)      /* decompressed bytes kept */
 #define ZFRAME_MAX (8ULL << 20)        /* zstd frames indexed one by one */
+#define ZFRAMES_MAX 65536              /* more (tiny) frames: decompressed once */
 
 enum kind { CZ_GZIP, CZ_ZSTD };
 
@@ -468,6 +470,8 @@ zst_index(struct cz *c, struct kvs_error *e)
 		}
 		ds = ZSTD_getFrameContentSize(p, cs);
 		if (ds == ZSTD_CONTENTSIZE_UNKNOWN || ds == ZSTD_CONTENTSIZE_ERROR || ds > ZFRAME_MAX)
+			return 1;
+		if (c->nframes == ZFRAMES_MAX)
 			return 1;
 		if (c->nframes == cap) {
 			struct zframe *f;
