@@ -873,6 +873,36 @@ START_TEST(screens_at_sizes)
 		snprintf(cmd, sizeof(cmd), "tmux has-session -t %s 2>/dev/null", sess_scr);
 		ck_assert_msg(system(cmd) != 0, "kvmtop did not quit on q at %dx%d", w, h);
 	}
+	/* A Linux kernel: the slab caches screen (slabtop's columns, checked
+	 * against the truth by batch_slab), with and without addresses. */
+	{
+		char args[2048], cmd[4096], *scr = NULL;
+		int k;
+		snprintf(args, sizeof(args), "-N %s -M %s", fixture_path("linux-kaslr/vmlinux"),
+		    fixture_path("linux-nokaslr/vmcore"));
+		snprintf(cmd, sizeof(cmd), "new-session -d -s %s -x 120 -y 40 'env TERM=screen %s %s -w 60'",
+		    sess_scr, build_path("tui/kvmtop"), args);
+		tmux("%s", cmd);
+		for (k = 0; k < 50; k++) {
+			usleep(200 * 1000);
+			scr = capture(sess_scr);
+			if (scr != NULL && strstr(scr, "CACHE") != NULL)
+				break;
+			free(scr);
+			scr = NULL;
+		}
+		ck_assert_msg(scr != NULL, "kvmtop never drew the slab caches");
+		free(scr);
+		scr = capture(sess_scr);
+		assert_screen_is_frame(scr, args, 120, 40, "slab caches");
+		free(scr);
+		skeys("a");
+		scr = capture(sess_scr);
+		snprintf(cmd, sizeof(cmd), "%s -a", args);
+		assert_screen_is_frame(scr, cmd, 120, 40, "slab caches with addresses");
+		free(scr);
+		skeys("q");
+	}
 }
 END_TEST
 

@@ -223,6 +223,8 @@ static const struct oracle_req oracle_reqs[] = {
 	{ "check_gprof", { "gprof" }, { "fbsd14/kernel" }, 0 },
 	{ "check_tui", { "tmux", "python3", "bash" }, { "fbsd14/kernel", "fbsd14/truth.json" }, 1 },
 	{ "check_symtab", { "gcc", "nm" }, { "fbsd14/kernel" }, 0 },
+	{ "check_compressed", { "gzip", "zstd", "sha256sum" }, { "fbsd14/kernel",
+	    "fbsd14/vmcore.minidump3", "linux-kaslr/vmlinux", "linux-nokaslr/vmcore" }, 1 },
 	{ "check_open", { "objcopy" }, { "fbsd14/kernel" }, 0 },
 	{ "check_cli", { "python3", "gcc", "ld", "bash" }, { "fbsd14/kernel" }, 1 },
 	{ "check_dwarf", { NULL }, { "fbsd14/truth.json", "fbsd14/kernel", "fbsd14/kernel.dwarf2",

@@ -443,6 +443,7 @@ render(struct tui *t, struct frame *f, bool batch)
 	if (t->filtering)
 		putf(f, f->rows - 1, 0, R_NONE, "filter: %s", t->filter_buf);
 	else
-		put(f, f->rows - 1, 0, R_NONE,
-		    "h help  q quit  / filter  a addr  Enter per-CPU  Tab zones  i info  p profile");
+		put(f, f->rows - 1, 0, R_NONE, t->have_uma && t->have_malloc ?
+		    "h help  q quit  / filter  a addr  Enter per-CPU  Tab zones  i info  p profile" :
+		    "h help  q quit  / filter  a addr  Enter per-CPU  i info  p profile");
 }

@@ -249,6 +249,28 @@ open_parts(kvs_t *kd, const char *list, int flags)
 	return 0;
 }
 
+/* The view of a file that cannot be mapped: pread, all of len or an error
+ * naming the offset. */
+static int
+pread_view(void *priv, uint64_t off, void *buf, size_t len, struct kvs_error *e)
+{
+	kvs_t *kd = priv;
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(kd->core_fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return kerr_errno(e, n == 0 ? EIO : errno, "reading offset 0x%llx",
+			    (unsigned long long)off);
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static int
 open_source(kvs_t *kd, const char *core, int flags)
 {
@@ -308,11 +330,25 @@ open_source(kvs_t *kd, const char *core, int flags)
 	kd->map = map == MAP_FAILED ? NULL : map;
 	kd->map_len = kd->map != NULL ? (uint64_t)st.st_size : 0;
 	a.map = kd->map;
-	a.map_len = (uint64_t)st.st_size;
+	a.map_len = kd->map_len;
+	if (kd->map == NULL) {
+		/* Read through a view instead, live: such files (procfs) are. */
+		kd->fileview = (struct kvs_view){ .priv = kd, .size = (uint64_t)st.st_size,
+		    .layer = "pread", .live = true, .read = pread_view };
+		a.view = &kd->fileview;
+	}
 
 	if ((flags & KVS_O_RAW) && kd->map == NULL)
 		return kerr_errno(&kd->err, map_errno, "dump %s: mmap", core);
 	if (flags & KVS_O_RAW) {
+		/* A compressed raw image: the layer opens raw inside. */
+		int rc = kvs_source_compressed.open(&a, &kd->src_priv, &kd->err);
+		if (rc != KVS_NOTMINE) {
+			if (rc != 0)
+				return kerr_push(&kd->err, "dump %s", core);
+			kd->src = &kvs_source_compressed;
+			return 0;
+		}
 		/* A dump format read as raw memory gives errors about page tables
 		 * and the kernel, none about the real cause: say it. */
 		for (i = 0; i < kvs_source_count; i++) {

@@ -58,6 +58,8 @@ struct kvs {
 	void *src_priv;
 	const uint8_t *map;
 	uint64_t map_len;
+	/* A file that cannot be mapped (/proc/kcore) is read through this. */
+	struct kvs_view fileview;
 	/* The mapped file is shorter than the mapping (cut while open): its
 	 * size at the last check.  Touching the mapping past it would raise
 	 * SIGBUS, so a source without its own refresh reads nothing more. */

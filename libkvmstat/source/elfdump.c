@@ -21,15 +21,13 @@
  *
  * A file that cannot be mapped (Linux's /proc/kcore: a live kernel's memory
  * as an ELF core with virtual segments, p_paddr giving the physical address
- * of RAM and of the kernel image, -1 for the rest) is read with pread: its
- * headers and notes once at open, memory on each read.  It is live: aliases
- * are not compared (their bytes change), and the handle re-reads it.
+ * of RAM and of the kernel image, -1 for the rest) comes as a live view the
+ * core reads with pread: headers and notes once at open, memory on each
+ * read.  Its aliases are not compared (their bytes change).
  */
 #include <elf.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kvs_private.h"
 
@@ -37,14 +35,11 @@ struct seg {
 	uint64_t addr, memsz, filesz, off;
 };
 
-#define HEAD_MAX (64u << 20)    /* pread mode: headers and notes at most */
-#define NO_PADDR UINT64_MAX     /* /proc/kcore: a segment with no physical address */
-
 struct elfdump {
-	const uint8_t *map;     /* the file, or (pread mode) its first head_len bytes */
+	const uint8_t *map;
 	uint64_t len;
-	int fd;                 /* pread mode: the file, else -1 */
-	uint8_t *head;          /* pread mode: owned copy of the headers and notes */
+	uint8_t *own;                   /* headers and notes, read through a view */
+	const struct kvs_view *view;    /* under a layer: segments read through it */
 	struct seg *segs;       /* physical, sorted by address */
 	size_t nsegs;
 	struct seg *vsegs;      /* virtual, sorted by address */
@@ -77,23 +72,43 @@ cmp_seg(const void *a, const void *b)
  * its first and last pages are compared, which catches a dump whose aliases
  * disagree without reading it whole.
  */
-static bool
-same_bytes(const uint8_t *map, const struct seg *a, const struct seg *b, uint64_t delta)
+/* n bytes of the file at off: the mapping, or buf filled through the view
+ * (NULL if that read fails). */
+static const uint8_t *
+file_bytes(const struct elfdump *d, uint64_t off, uint8_t *buf, size_t n)
 {
+	struct kvs_error e;
+
+	if (d->view == NULL)
+		return d->map + off;
+	memset(&e, 0, sizeof(e));
+	return d->view->read(d->view->priv, off, buf, n, &e) == 0 ? buf : NULL;
+}
+
+static bool
+same_bytes(const struct elfdump *d, const struct seg *a, const struct seg *b, uint64_t delta)
+{
+	uint8_t b1[4096], b2[4096];
+	const uint8_t *p, *q;
 	uint64_t n, k;
 
-	if (b->off == a->off + delta || map == NULL)
+	if (b->off == a->off + delta || (d->view != NULL && d->view->live))
 		return true;
 	if (a->filesz <= delta || b->filesz == 0)
 		return false;
 	n = a->filesz - delta < b->filesz ? a->filesz - delta : b->filesz;
 	k = n < 4096 ? n : 4096;
-	return memcmp(map + a->off + delta, map + b->off, k) == 0 &&
-	    memcmp(map + a->off + delta + n - k, map + b->off + n - k, k) == 0;
+	p = file_bytes(d, a->off + delta, b1, (size_t)k);
+	q = file_bytes(d, b->off, b2, (size_t)k);
+	if (p == NULL || q == NULL || memcmp(p, q, k) != 0)
+		return false;
+	p = file_bytes(d, a->off + delta + n - k, b1, (size_t)k);
+	q = file_bytes(d, b->off + n - k, b2, (size_t)k);
+	return p != NULL && q != NULL && memcmp(p, q, k) == 0;
 }
 
 static size_t
-sort_unique(const uint8_t *map, struct seg *s, size_t n, const struct seg **bad)
+sort_unique(const struct elfdump *d, struct seg *s, size_t n, const struct seg **bad)
 {
 	size_t i, k = 0;
 
@@ -105,7 +120,7 @@ sort_unique(const uint8_t *map, struct seg *s, size_t n, const struct seg **bad)
 		struct seg *last = &s[k];
 		if (s[i].addr - last->addr < last->memsz) {
 			uint64_t delta = s[i].addr - last->addr;
-			if (s[i].filesz == 0 || !same_bytes(map, last, &s[i], delta)) {
+			if (s[i].filesz == 0 || !same_bytes(d, last, &s[i], delta)) {
 				*bad = last;
 				return i;
 			}
@@ -147,94 +162,103 @@ find_vmcoreinfo(struct elfdump *d, uint64_t off, uint64_t size)
 	}
 }
 
-/* pread all of len bytes at off: 0 or -1 (errno, or EIO when short). */
-static int
-pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
- * A file that cannot be mapped: read what the headers need (the ELF
- * header, the program headers, the notes) into one buffer standing for the
- * start of the file.  0 with *head, KVS_NOTMINE, or -1.
+ * Under a layer (a compressed dump): the ELF header, the program headers
+ * (and section header 0, for PN_XNUM) and the notes, read into *own, whose
+ * length is *len.  Each is bounded by the stream and by HEAD_MAX.
  */
+#define HEAD_MAX (64ULL << 20)
+#define NO_PADDR UINT64_MAX     /* /proc/kcore: a segment with no physical address */
 static int
-read_head(const struct kvs_open_args *a, uint8_t **head, uint64_t *head_len,
-    struct kvs_error *e)
+elf_view_head(const struct kvs_view *v, uint8_t **own, uint64_t *len, struct kvs_error *e)
 {
 	Elf64_Ehdr eh;
-	uint64_t need, phnum, i;
-	uint8_t *h;
+	uint64_t end = sizeof(eh), phnum, k;
+	uint8_t *buf = NULL;
+	int pass;
 
-	if (a->fd < 0 || pread_all(a->fd, &eh, sizeof(eh), 0) != 0 ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+	if (v->size < sizeof(eh))
+		return KVS_NOTMINE;
+	if (v->read(v->priv, 0, &eh, sizeof(eh), e) != 0)
+		return -1;                      /* the layer says why */
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
 		return KVS_NOTMINE;
 	phnum = eh.e_phnum;
-	if (phnum == PN_XNUM) {
+	if (phnum == PN_XNUM && eh.e_shoff <= v->size && v->size - eh.e_shoff >= sizeof(Elf64_Shdr)) {
 		Elf64_Shdr sh0;
-		if (pread_all(a->fd, &sh0, sizeof(sh0), eh.e_shoff) != 0)
-			return kerr_errno(e, errno, "reading section header 0");
-		phnum = sh0.sh_info;
-	}
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum == 0 || eh.e_phoff > HEAD_MAX ||
-	    phnum > HEAD_MAX / sizeof(Elf64_Phdr))
-		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %llu "
-		    "at 0x%llx)", eh.e_phentsize, (unsigned long long)phnum,
-		    (unsigned long long)eh.e_phoff);
-	need = eh.e_phoff + phnum * sizeof(Elf64_Phdr);
-	if (need < sizeof(eh))
-		need = sizeof(eh);
-	if ((h = malloc(need)) == NULL)
-		return kerr_set(e, KVS_E_NOMEM, "out of memory");
-	if (pread_all(a->fd, h, need, 0) != 0) {
-		free(h);
-		return kerr_errno(e, errno, "reading the program headers");
-	}
-	for (i = 0; i < phnum; i++) {
-		Elf64_Phdr ph;
-		memcpy(&ph, h + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_NOTE && ph.p_offset <= HEAD_MAX &&
-		    ph.p_filesz <= HEAD_MAX - ph.p_offset && ph.p_offset + ph.p_filesz > need)
-			need = ph.p_offset + ph.p_filesz;
-	}
-	if (need > eh.e_phoff + phnum * sizeof(Elf64_Phdr)) {
-		uint8_t *nh = realloc(h, need);
-		if (nh == NULL) {
-			free(h);
-			return kerr_set(e, KVS_E_NOMEM, "out of memory");
-		}
-		h = nh;
-		if (pread_all(a->fd, h, need, 0) != 0) {
-			free(h);
-			return kerr_errno(e, errno, "reading the notes");
+		if (v->read(v->priv, eh.e_shoff, &sh0, sizeof(sh0), e) == 0) {
+			phnum = sh0.sh_info;
+			end = eh.e_shoff + sizeof(sh0);
 		}
 	}
-	*head = h;
-	*head_len = need;
+	if (eh.e_phoff <= v->size && phnum <= (v->size - eh.e_phoff) / sizeof(Elf64_Phdr) &&
+	    eh.e_phoff + phnum * sizeof(Elf64_Phdr) > end)
+		end = eh.e_phoff + phnum * sizeof(Elf64_Phdr);
+	/* Two passes: the headers, then the notes they point at. */
+	for (pass = 0; pass < 2; pass++) {
+		uint8_t *nb;
+		if (end > v->size)
+			end = v->size;
+		if (end > HEAD_MAX)
+			end = HEAD_MAX;
+		nb = realloc(buf, (size_t)end);
+		if (nb == NULL) {
+			free(buf);
+			return kerr_set(e, KVS_E_NOMEM, "out of memory for the ELF headers");
+		}
+		buf = nb;
+		if (v->read(v->priv, 0, buf, (size_t)end, e) != 0) {
+			free(buf);
+			return -1;
+		}
+		if (pass == 1 || eh.e_phoff > end || phnum > (end - eh.e_phoff) / sizeof(Elf64_Phdr))
+			break;
+		for (k = 0; k < phnum; k++) {
+			Elf64_Phdr ph;
+			memcpy(&ph, buf + eh.e_phoff + k * sizeof(ph), sizeof(ph));
+			if (ph.p_type == PT_NOTE && ph.p_offset <= v->size &&
+			    ph.p_filesz <= v->size - ph.p_offset && ph.p_offset + ph.p_filesz > end &&
+			    ph.p_offset + ph.p_filesz <= HEAD_MAX)
+				end = ph.p_offset + ph.p_filesz;
+		}
+	}
+	*own = buf;
+	*len = end;
 	return 0;
 }
 
-/* The headers are in a->map's first head_len bytes; head (pread mode) is
- * taken over on success. */
+static int elf_parse(const struct kvs_open_args *a, const uint8_t *map, uint64_t map_len,
+    uint64_t len, uint8_t *own, void **priv, struct kvs_error *e);
+
 static int
-open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, void **priv,
-    struct kvs_error *e)
+elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
+{
+	const uint8_t *map = a->map;
+	uint64_t map_len = a->map_len, len = a->map_len;
+	uint8_t *own = NULL;
+
+	if (map == NULL && a->view != NULL) {
+		int rc = elf_view_head(a->view, &own, &map_len, e);
+		if (rc != 0)
+			return rc;
+		map = own;
+		len = a->view->size;
+	}
+	if (map == NULL || map_len < 4 || memcmp(map, ELFMAG, SELFMAG) != 0) {
+		free(own);
+		return KVS_NOTMINE;
+	}
+	/* Headers (map, map_len) and segments (len) are checked apart: under a
+	 * layer, map holds only the headers and notes. */
+	int rc = elf_parse(a, map, map_len, len, own, priv, e);
+	if (rc != 0)
+		free(own);
+	return rc;
+}
+
+static int
+elf_parse(const struct kvs_open_args *a, const uint8_t *map, uint64_t map_len, uint64_t len,
+    uint8_t *own, void **priv, struct kvs_error *e)
 {
 	const Elf64_Ehdr *eh;
 	struct elfdump *d;
@@ -242,12 +266,10 @@ open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, vo
 	bool any_paddr = false;
 	size_t i;
 
-	if (a->map_len < 4 || head_len < 4 || memcmp(a->map, ELFMAG, SELFMAG) != 0)
-		return KVS_NOTMINE;
-	if (a->map_len < sizeof(Elf64_Ehdr) || head_len < sizeof(Elf64_Ehdr))
+	if (map_len < sizeof(Elf64_Ehdr))
 		return kerr_set(e, KVS_E_TRUNCATED, "ELF header truncated (%llu bytes)",
-		    (unsigned long long)a->map_len);
-	eh = (const Elf64_Ehdr *)a->map;
+		    (unsigned long long)map_len);
+	eh = (const Elf64_Ehdr *)map;
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_machine != EM_X86_64)
 		return kerr_set(e, KVS_E_FORMAT, "not an amd64 little-endian ELF64 dump");
@@ -258,21 +280,21 @@ open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, vo
 	if (phnum == PN_XNUM) {
 		/* The real count is in section header 0 (QEMU's paging dumps). */
 		Elf64_Shdr sh0;
-		if (eh->e_shoff == 0 || eh->e_shoff > head_len ||
-		    head_len - eh->e_shoff < sizeof(sh0))
+		if (eh->e_shoff == 0 || eh->e_shoff > map_len ||
+		    map_len - eh->e_shoff < sizeof(sh0))
 			return kerr_set(e, KVS_E_FORMAT, "program header count is PN_XNUM "
 			    "but there is no section header 0 to hold it");
-		memcpy(&sh0, a->map + eh->e_shoff, sizeof(sh0));
+		memcpy(&sh0, map + eh->e_shoff, sizeof(sh0));
 		phnum = sh0.sh_info;
 	}
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || phnum == 0)
 		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %llu)",
 		    eh->e_phentsize, (unsigned long long)phnum);
-	if (eh->e_phoff > head_len ||
-	    phnum * sizeof(Elf64_Phdr) > head_len - eh->e_phoff)
+	if (eh->e_phoff > map_len ||
+	    phnum * sizeof(Elf64_Phdr) > map_len - eh->e_phoff)
 		return kerr_set(e, KVS_E_TRUNCATED, "program headers at 0x%llx past end of "
 		    "file (%llu bytes)", (unsigned long long)eh->e_phoff,
-		    (unsigned long long)a->map_len);
+		    (unsigned long long)map_len);
 	d = calloc(1, sizeof(*d));
 	if (d == NULL || (d->segs = calloc(phnum, sizeof(*d->segs))) == NULL ||
 	    (d->vsegs = calloc(phnum, sizeof(*d->vsegs))) == NULL) {
@@ -281,38 +303,38 @@ open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, vo
 		free(d);
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
 	}
-	d->map = a->map;
-	d->len = a->map_len;
-	d->fd = head != NULL ? a->fd : -1;
-	d->head = head;
+	d->map = map;
+	d->len = len;
+	d->own = own;
+	d->view = a->view;
 	/* A core is addressed physically when any PT_LOAD names a physical
 	 * address (then p_paddr 0 is page 0, not "none"), and only virtually
 	 * when none does. */
 	for (i = 0; i < phnum && !any_paddr; i++) {
 		Elf64_Phdr ph;
-		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		memcpy(&ph, map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
 		any_paddr = ph.p_type == PT_LOAD && ph.p_paddr != 0 && ph.p_paddr != NO_PADDR;
 	}
 	for (i = 0; i < phnum; i++) {
 		Elf64_Phdr ph;
-		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_NOTE && ph.p_offset <= head_len &&
-		    ph.p_filesz <= head_len - ph.p_offset && d->vmcoreinfo == NULL)
+		memcpy(&ph, map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_NOTE && ph.p_offset <= map_len &&
+		    ph.p_filesz <= map_len - ph.p_offset && d->vmcoreinfo == NULL)
 			find_vmcoreinfo(d, ph.p_offset, ph.p_filesz);
 		if (ph.p_type != PT_LOAD)
 			continue;
-		if (ph.p_offset > a->map_len || ph.p_filesz > a->map_len - ph.p_offset) {
+		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset) {
 			kerr_set(e, KVS_E_TRUNCATED, "segment %zu (physical 0x%llx, 0x%llx bytes "
 			    "at offset 0x%llx) past end of file (%llu bytes)", i,
 			    (unsigned long long)ph.p_paddr, (unsigned long long)ph.p_filesz,
-			    (unsigned long long)ph.p_offset, (unsigned long long)a->map_len);
+			    (unsigned long long)ph.p_offset, (unsigned long long)len);
 			goto fail;
 		}
 		uint64_t memsz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
 		if (memsz == 0)
 			continue;
 		/* /proc/kcore: vmalloc, vmemmap... have no physical address. */
-		bool nopa = d->fd >= 0 && ph.p_paddr == NO_PADDR;
+		bool nopa = d->view != NULL && d->view->live && ph.p_paddr == NO_PADDR;
 		if ((!nopa && memsz - 1 > UINT64_MAX - ph.p_paddr) ||
 		    memsz - 1 > UINT64_MAX - ph.p_vaddr) {
 			kerr_set(e, KVS_E_FORMAT, "segment %zu (physical 0x%llx, 0x%llx bytes) "
@@ -342,12 +364,11 @@ open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, vo
 	}
 	{
 		const struct seg *bad;
-		const uint8_t *cmp = d->fd >= 0 ? NULL : d->map;  /* live: not compared */
-		size_t k = sort_unique(cmp, d->segs, d->nsegs, &bad);
+		size_t k = sort_unique(d, d->segs, d->nsegs, &bad);
 		const char *what = "physical";
 		if (bad == NULL) {
 			d->nsegs = k;
-			k = sort_unique(cmp, d->vsegs, d->nvsegs, &bad);
+			k = sort_unique(d, d->vsegs, d->nvsegs, &bad);
 			d->nvsegs = k;
 			what = "virtual";
 			/* With physical memory the page tables are authoritative
@@ -379,25 +400,6 @@ fail:
 	free(d->vsegs);
 	free(d);
 	return -1;
-}
-
-static int
-elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
-{
-	struct kvs_open_args h = *a;
-	uint8_t *head = NULL;
-	uint64_t head_len = a->map_len;
-	int rc;
-
-	if (a->map == NULL) {
-		if ((rc = read_head(a, &head, &head_len, e)) != 0)
-			return rc;
-		h.map = head;
-	}
-	rc = open_headers(&h, head_len, head, priv, e);
-	if (rc != 0)
-		free(head);
-	return rc;
 }
 
 static const struct seg *
@@ -440,14 +442,11 @@ seg_read(const struct elfdump *d, const struct seg *segs, size_t nsegs, const ch
 			memset(p, 0, n);
 		else {
 			uint64_t f = s->filesz - in < n ? s->filesz - in : n;
-			if (d->fd < 0)
+			if (d->view != NULL) {
+				if (d->view->read(d->view->priv, s->off + in, p, (size_t)f, e) != 0)
+					return kerr_push(e, "%s 0x%llx", what, (unsigned long long)pa);
+			} else
 				memcpy(p, d->map + s->off + in, f);
-			else if (pread_all(d->fd, p, f, s->off + in) != 0) {
-				kerr_errno(e, errno, "%s 0x%llx: reading offset 0x%llx", what,
-				    (unsigned long long)pa, (unsigned long long)(s->off + in));
-				kerr_fault(e, pa);
-				return -1;
-			}
 			memset(p + f, 0, n - f);
 		}
 		p += n;
@@ -484,7 +483,7 @@ elf_info(void *priv, struct kvs_src_info *out)
 	out->dumped_pages = d->pages;
 	out->source_bytes = d->len;
 	out->virtual_only = d->nsegs == 0;
-	out->live = d->fd >= 0;
+	out->live = d->view != NULL && d->view->live;
 	out->vmcoreinfo = d->vmcoreinfo;
 	out->vmcoreinfo_len = d->vmcoreinfo_len;
 }
@@ -496,7 +495,7 @@ elf_close(void *priv)
 
 	free(d->segs);
 	free(d->vsegs);
-	free(d->head);
+	free(d->own);
 	free(d);
 }
 

@@ -31,6 +31,8 @@ struct range {
 
 struct minidump {
 	const uint8_t *map;
+	uint8_t *own;                   /* the headers, read through a view */
+	const struct kvs_view *view;    /* under a layer: pages read through it */
 	uint64_t len;
 	unsigned version;
 	const uint64_t *bitmap;
@@ -61,60 +63,122 @@ rd64(const uint8_t *p)
 	return le64toh(v);
 }
 
+/*
+ * Under a layer (a compressed dump): read the headers - everything before
+ * the first data page - into *own; *len is their length, or less when the
+ * stream ends first (the checks below then report the truncation).
+ */
+static int
+md_view_head(const struct kvs_view *v, uint8_t **own, uint64_t *len, struct kvs_error *e)
+{
+	uint8_t hdr[PAGE];
+	uint64_t n = v->size < PAGE ? v->size : PAGE, end;
+
+	if (n < 8)
+		return KVS_NOTMINE;
+	if (v->read(v->priv, 0, hdr, (size_t)n, e) != 0)
+		return -1;                      /* the layer says why */
+	if (memcmp(hdr, "minidump", 8) != 0)
+		return KVS_NOTMINE;
+	end = PAGE;
+	if (n == PAGE) {
+		uint32_t ver = rd32(hdr + 24);
+		end += RND((uint64_t)rd32(hdr + 28)) + RND((uint64_t)rd32(hdr + 32)) +
+		    RND((uint64_t)rd32(hdr + 36)) + (ver == 3 ? RND((uint64_t)rd32(hdr + 64)) : 0);
+	}
+	if (end > v->size)
+		end = v->size;
+	if (end > (1ULL << 30))
+		return kerr_set(e, KVS_E_FORMAT, "minidump headers of %llu bytes are too large "
+		    "to read from a %s stream", (unsigned long long)end, v->layer);
+	*own = malloc((size_t)end);
+	if (*own == NULL)
+		return kerr_set(e, KVS_E_NOMEM, "out of memory for the minidump headers");
+	if (v->read(v->priv, 0, *own, (size_t)end, e) != 0) {
+		free(*own);
+		*own = NULL;
+		return -1;
+	}
+	*len = end;
+	return 0;
+}
+
 static int
 md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
 	uint32_t msgsz, bmsz, pmsz, dasz = 0;
 	uint64_t off, nwords, total = 0;
 	struct minidump *m;
+	const uint8_t *map = a->map;
+	uint64_t map_len = a->map_len;
+	uint8_t *own = NULL;
 
-	if (a->map == NULL || a->map_len < 8 || memcmp(a->map, "minidump", 8) != 0)
+	if (map == NULL && a->view != NULL) {
+		int rc = md_view_head(a->view, &own, &map_len, e);
+		if (rc != 0)
+			return rc;
+		map = own;
+	}
+	if (map == NULL || map_len < 8 || memcmp(map, "minidump", 8) != 0) {
+		free(own);
 		return KVS_NOTMINE;
-	if (a->map_len < PAGE)
+	}
+	if (map_len < PAGE) {
+		free(own);
 		return kerr_set(e, KVS_E_TRUNCATED, "minidump header truncated (%llu bytes)",
-		    (unsigned long long)a->map_len);
-	if (strncmp((const char *)a->map, MD_MAGIC, 24) != 0)
-		return kerr_set(e, KVS_E_FORMAT, "minidump for another architecture "
-		    "(\"%.24s\")", (const char *)a->map);
+		    (unsigned long long)map_len);
+	}
+	if (strncmp((const char *)map, MD_MAGIC, 24) != 0) {
+		kerr_set(e, KVS_E_FORMAT, "minidump for another architecture "
+		    "(\"%.24s\")", (const char *)map);
+		free(own);
+		return -1;
+	}
 	m = calloc(1, sizeof(*m));
-	if (m == NULL)
+	if (m == NULL) {
+		free(own);
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
-	m->map = a->map;
-	m->len = a->map_len;
-	m->version = rd32(a->map + 24);
-	msgsz = rd32(a->map + 28);
-	bmsz = rd32(a->map + 32);
-	pmsz = rd32(a->map + 36);
+	}
+	m->map = map;
+	m->own = own;
+	m->view = a->view;
+	/* Under a layer, map holds the headers only; pages are read through
+	 * the view, whose size is the stream's. */
+	m->len = a->view != NULL ? a->view->size : map_len;
+	m->version = rd32(map + 24);
+	msgsz = rd32(map + 28);
+	bmsz = rd32(map + 32);
+	pmsz = rd32(map + 36);
 	if (m->version < 1 || m->version > 3) {
 		kerr_set(e, KVS_E_VERSION, "minidump version %u not supported (1-3)", m->version);
 		goto fail;
 	}
 	if (m->version == 3)
-		dasz = rd32(a->map + 64);
+		dasz = rd32(map + 64);
 
 	/* Section bounds: 64-bit arithmetic on 32-bit sizes cannot overflow. */
 	off = PAGE;
-	m->info.msgbuf = a->map + off;
+	m->info.msgbuf = map + off;
 	m->info.msgbuf_len = msgsz;
 	off += RND((uint64_t)msgsz);
-	if (off > a->map_len) {
+	if (off > map_len) {
 		kerr_set(e, KVS_E_TRUNCATED, "message buffer (msgbufsize %u bytes at "
 		    "offset 0x1000) past end of file (%llu bytes)", msgsz,
-		    (unsigned long long)a->map_len);
+		    (unsigned long long)map_len);
 		goto fail;
 	}
 	if (m->version == 3) {
 		uint64_t n = dasz / 16, k;
-		if (off + RND((uint64_t)dasz) > a->map_len) {
+		if (off + RND((uint64_t)dasz) > map_len) {
 			kerr_set(e, KVS_E_TRUNCATED, "dump_avail section (dumpavailsize %u "
 			    "bytes at offset 0x%llx) past end of file (%llu bytes)", dasz,
-			    (unsigned long long)off, (unsigned long long)a->map_len);
+			    (unsigned long long)off, (unsigned long long)map_len);
 			goto fail;
 		}
 		/* Count up to the zero terminator first, bounded by MAX_RANGES:
 		 * a corrupt section is never scanned further than that. */
 		for (k = 0; k < n && k <= MAX_RANGES; k++)
-			if (rd64(a->map + off + k * 16 + 8) == 0)
+			if (rd64(map + off + k * 16 + 8) == 0)
 				break;
 		if (k > MAX_RANGES) {
 			kerr_set(e, KVS_E_FORMAT, "dump_avail section holds more than %u "
@@ -128,7 +192,7 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			goto fail;
 		}
 		for (k = 0, total = 0; k < n; k++) {
-			uint64_t s = rd64(a->map + off + k * 16), en = rd64(a->map + off + k * 16 + 8);
+			uint64_t s = rd64(map + off + k * 16), en = rd64(map + off + k * 16 + 8);
 			/* Page numbers, rounded outward without overflow. */
 			uint64_t ps = s / PAGE, pe = en / PAGE + (en % PAGE != 0);
 			if (en < s || (m->nranges > 0 && ps < m->ranges[m->nranges - 1].end)) {
@@ -142,13 +206,13 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		}
 		off += RND((uint64_t)dasz);
 	}
-	if (off + RND((uint64_t)bmsz) > a->map_len) {
+	if (off + RND((uint64_t)bmsz) > map_len) {
 		kerr_set(e, KVS_E_TRUNCATED, "page bitmap (bitmapsize %u bytes at offset 0x%llx) past "
 		    "end of file (%llu bytes)", bmsz, (unsigned long long)off,
-		    (unsigned long long)a->map_len);
+		    (unsigned long long)map_len);
 		goto fail;
 	}
-	m->bitmap = (const uint64_t *)(a->map + off);
+	m->bitmap = (const uint64_t *)(map + off);
 	nwords = bmsz / 8;
 	m->nbits = nwords * 64;
 	if (m->version == 3 && total > m->nbits) {
@@ -158,13 +222,13 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		goto fail;
 	}
 	off += RND((uint64_t)bmsz);
-	if (off + (uint64_t)pmsz > a->map_len) {
+	if (off + (uint64_t)pmsz > map_len) {
 		kerr_set(e, KVS_E_TRUNCATED, "page-table section (pmapsize %u bytes at offset 0x%llx) "
 		    "past end of file (%llu bytes)", pmsz, (unsigned long long)off,
-		    (unsigned long long)a->map_len);
+		    (unsigned long long)map_len);
 		goto fail;
 	}
-	m->info.pt = (const uint64_t *)(a->map + off);
+	m->info.pt = (const uint64_t *)(map + off);
 	m->info.pt_entries = pmsz / 8;
 	off += RND((uint64_t)pmsz);
 	m->data_off = off;
@@ -183,16 +247,17 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->info.format = "minidump";
 	m->info.format_version = m->version;
 	m->info.page_size = PAGE;
-	m->info.source_bytes = a->map_len;
+	m->info.source_bytes = m->len;
 	m->info.pt_level = m->version == 1 ? 1 : 2;
-	m->info.pt_base = rd64(a->map + 40);
-	m->info.direct_base = rd64(a->map + 48);
-	m->info.direct_end = rd64(a->map + 56);
+	m->info.pt_base = rd64(map + 40);
+	m->info.direct_base = rd64(map + 48);
+	m->info.direct_end = rd64(map + 56);
 	*priv = m;
 	return 0;
 fail:
 	free(m->rank);
 	free(m->ranges);
+	free(m->own);
 	free(m);
 	return -1;
 }
@@ -281,7 +346,11 @@ md_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 			n = len;
 		if (page_offset(m, pa, &off, e) != 0)
 			return -1;
-		memcpy(p, m->map + off, n);
+		if (m->view != NULL) {
+			if (m->view->read(m->view->priv, off, p, (size_t)n, e) != 0)
+				return kerr_push(e, "physical page 0x%llx", (unsigned long long)(pa & ~(PAGE - 1)));
+		} else
+			memcpy(p, m->map + off, n);
 		p += n;
 		pa += n;
 		len -= n;
@@ -312,6 +381,7 @@ md_close(void *priv)
 
 	free(m->rank);
 	free(m->ranges);
+	free(m->own);
 	free(m);
 }
 

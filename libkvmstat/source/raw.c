@@ -15,6 +15,7 @@
 
 struct raw {
 	const uint8_t *map;
+	const struct kvs_view *view;    /* under a layer: read through it */
 	uint64_t len;       /* readable bytes: the mapping, less what was cut off */
 	uint64_t map_len;
 	int fd;
@@ -58,6 +59,16 @@ raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
 	struct raw *r;
 
+	if (a->map == NULL && a->view != NULL && a->view->size > 0) {
+		r = calloc(1, sizeof(*r));
+		if (r == NULL)
+			return kerr_set(e, KVS_E_NOMEM, "out of memory");
+		r->view = a->view;
+		r->len = r->map_len = a->view->size;
+		r->fd = -1;
+		*priv = r;
+		return 0;
+	}
 	if (a->map == NULL || a->map_len == 0)
 		return kerr_set(e, KVS_E_FORMAT, "raw image must be a non-empty regular file");
 	if (!(a->flags & KVS_O_RAW) && not_raw(a, e) != 0)
@@ -84,6 +95,8 @@ raw_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 		kerr_fault(e, bad);
 		return -1;
 	}
+	if (r->view != NULL)
+		return r->view->read(r->view->priv, pa, buf, len, e);
 	memcpy(buf, r->map + pa, len);
 	return 0;
 }
@@ -100,7 +113,7 @@ raw_refresh(void *priv)
 	struct raw *r = priv;
 	struct stat st;
 
-	if (fstat(r->fd, &st) == 0 && st.st_size >= 0)
+	if (r->fd >= 0 && fstat(r->fd, &st) == 0 && st.st_size >= 0)
 		r->len = (uint64_t)st.st_size < r->map_len ? (uint64_t)st.st_size : r->map_len;
 }
 

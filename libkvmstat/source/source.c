@@ -2,6 +2,7 @@
 #include "source.h"
 
 const struct kvs_source_ops *const kvs_source_table[] = {
+	&kvs_source_compressed, /* gzip, zstd: a layer, probes the others inside */
 	&kvs_source_minidump,
 	&kvs_source_elfdump,
 	&kvs_source_kdump,

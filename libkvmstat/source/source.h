@@ -46,6 +46,21 @@ struct kvs_src_info {
 	uint64_t cache_hits, cache_misses;
 };
 
+/*
+ * A dump seen through a layer (a compressed file, source/compressed.c), or
+ * a file that cannot be mapped (the core reads it with pread: /proc/kcore):
+ * the stream, `size` bytes, read at any offset.  A format that accepts one
+ * reads its headers and pages with `read` instead of the mapping; one that
+ * does not finds map == NULL and answers "not mine".
+ */
+struct kvs_view {
+	void *priv;
+	uint64_t size;
+	const char *layer;         /* "gzip", "zstd", "pread" */
+	bool live;                 /* the bytes change while open (/proc/kcore) */
+	int (*read)(void *priv, uint64_t off, void *buf, size_t len, struct kvs_error *e);
+};
+
 struct kvs_open_args {
 	const char *path;
 	int fd;                   /* opened O_RDONLY by kvs.c */
@@ -53,6 +68,7 @@ struct kvs_open_args {
 	const uint8_t *map;       /* whole file mapped read-only, NULL for char devices */
 	uint64_t map_len;
 	int flags;                /* KVS_O_* */
+	const struct kvs_view *view;  /* set (and map NULL) under a layer */
 };
 
 struct kvs_source_ops {
@@ -92,5 +108,6 @@ extern KVS_HIDDEN const struct kvs_source_ops kvs_source_elfdump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_kdump;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_raw;
 extern KVS_HIDDEN const struct kvs_source_ops kvs_source_devmem;
+extern KVS_HIDDEN const struct kvs_source_ops kvs_source_compressed;
 
 #endif
