@@ -22,6 +22,13 @@
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #define OPS CAT(kvs_source_, FZ_SRC)
+/* A raw image is opened as one (KVS_O_RAW): raw accepts anything. */
+#define FZ_IS_raw 1
+#if CAT(FZ_IS_, FZ_SRC)
+#define OPEN_FLAGS KVS_O_RAW
+#else
+#define OPEN_FLAGS 0
+#endif
 
 static struct fz_file file;
 static const char *fbsd_kernel, *linux_kernel;
@@ -138,7 +145,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	linux_input = fz_has(data, size, "VMCOREINFO") || fz_has(data, size, "OSRELEASE=") ||
 	    (size >= 8 && memcmp(data, "KDUMP   ", 8) == 0) ||
 	    (size >= 13 && memcmp(data, "makedumpfile", 12) == 0);
-	whole_open(linux_input ? linux_kernel : fbsd_kernel,
-	    &OPS == &kvs_source_raw ? KVS_O_RAW : 0);
+	whole_open(linux_input ? linux_kernel : fbsd_kernel, OPEN_FLAGS);
 	return 0;
 }

@@ -44,6 +44,16 @@ else
   [ -n "$realcore" ] || realcore="0 1"
 fi
 
+# The libFuzzer harnesses (fuzz/run): KVS_FUZZ_SECONDS (default 60) each,
+# counted as one pass or fail; KVS_FUZZ_SECONDS=0 is an opt-out, reported.
+echo "== fuzzing (fuzz/run)"
+fuzz=skip
+if [ "${KVS_FUZZ_SECONDS:-60}" != 0 ]; then
+  fuzz/run "${KVS_FUZZ_SECONDS:-60}" >"$BUILD/fuzz.log" 2>&1 && fuzz="1 0" || fuzz="0 1"
+  cat "$BUILD/fuzz.log"
+fi
+
+KVS_FUZZ="$fuzz" \
 KVS_REALCORE="$realcore" \
 KVS_TESTLOGS="$BUILD/meson-logs/testlog.json:$ASAN_BUILD/meson-logs/testlog.json" \
   python3 - <<'PY'
@@ -58,6 +68,13 @@ if rc == ["skip"]:
 else:
     p += int(rc[0])
     f += int(rc[1])
+fz = os.environ.get("KVS_FUZZ", "0 1").split()
+if fz == ["skip"]:
+    s += 1
+    why.append("fuzzing (KVS_FUZZ_SECONDS=0)")
+else:
+    p += int(fz[0])
+    f += int(fz[1])
 for log in os.environ.get("KVS_TESTLOGS", "").split(":"):
     try:
         lines = open(log).readlines()

@@ -216,6 +216,91 @@ has_debug_info(Elf *elf)
 }
 
 /*
+ * libdwarf 20210528 reads every unit header of .debug_rnglists and
+ * .debug_loclists when it first loads .debug_info, and when one is bad it
+ * frees the table it is building and then goes on using it (a double free:
+ * fuzz_dwarf found it; tests/fuzz-regress/ keeps the input).  The headers
+ * are checked here first, as that reader checks them (initial length within
+ * the section, version 5, address size 2, 4 or 8, the fixed fields present),
+ * and a bad one is refused before libdwarf sees it.  Compressed sections are
+ * left to libdwarf.
+ */
+static int
+check_list_headers(Elf *elf, struct kvs_error *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	bool be;
+
+	if (gelf_getehdr(elf, &eh) == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	be = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const uint8_t *p;
+		const char *nm, *why = NULL;
+		uint64_t n, off = 0;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) != 0)
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (nm == NULL || (strcmp(nm, ".debug_rnglists") != 0 &&
+		    strcmp(nm, ".debug_loclists") != 0))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data == NULL || data->d_buf == NULL)
+			continue;
+		p = data->d_buf;
+		n = data->d_size;
+		while (off < n && why == NULL) {
+			uint64_t len = 0, hdr = 4;
+			unsigned ver, asz;
+			int k;
+
+			if (n - off < 4) {
+				why = "truncated unit length";
+				break;
+			}
+			for (k = 0; k < 4; k++)
+				len |= (uint64_t)p[off + (be ? 3 - k : k)] << (8 * k);
+			if (len == 0xffffffffULL) {
+				if (n - off < 12) {
+					why = "truncated 64-bit unit length";
+					break;
+				}
+				len = 0;
+				for (k = 0; k < 8; k++)
+					len |= (uint64_t)p[off + 4 + (be ? 7 - k : k)] << (8 * k);
+				hdr = 12;
+			} else if (len >= 0xfffffff0ULL)
+				why = "reserved unit length";
+			if (why == NULL && len > n)
+				why = "unit longer than the section";
+			if (why == NULL && n - off - hdr < 8)
+				why = "truncated unit header";
+			if (why != NULL)
+				break;
+			ver = be ? (unsigned)p[off + hdr] << 8 | p[off + hdr + 1] :
+			    (unsigned)p[off + hdr + 1] << 8 | p[off + hdr];
+			asz = p[off + hdr + 2];
+			if (ver != 5)
+				why = "version is not 5";
+			else if (asz != 2 && asz != 4 && asz != 8)
+				why = "address size is not 2, 4 or 8";
+			else
+				off += hdr + len;
+		}
+		if (why != NULL)
+			return kerr_set(e, KVS_E_DWARF, "corrupt DWARF: %s unit at offset "
+			    "0x%llx: %s", nm, (unsigned long long)off, why);
+	}
+	return 0;
+}
+
+/*
  * libdwarf 20210528 exports these two, the libelf object access that
  * dwarf_elf_init() is built on, but declares them only in its private
  * dwarf_elf_access.h.  See bind_elf().
@@ -284,6 +369,8 @@ kvs_dwarf_open(struct kvs_dwarf **out, struct Elf *elf, struct kvs_error *e)
 		return kerr_set(e, KVS_E_DWARF, "no DWARF debug information in "
 		    "ELF file (no .debug_info section; use kernel.debug or a "
 		    "kernel built with -g)");
+	if (check_list_headers(elf, e) != 0)
+		return -1;
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return nomem(e);

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""mkseeds.py FIXTURES OUT - build the harnesses' seed corpora from the
+fixtures, into OUT/<harness>/ (run time only: nothing big is checked in).
+
+Dumps are made small enough to mutate quickly but still open: ELF cores keep
+their headers, notes and the first bytes of every segment (p_memsz kept, so
+the rest reads as zeros); a kdump-compressed dump and its flattened stream
+are written from the Linux fixture's raw image (zero pages filtered out, the
+others zlib-compressed) with its VMCOREINFO; raw images are cut to their
+first MiB.  The translation seeds are small hand-built page tables, the
+walker seeds a few patch lists, the type seeds the fixture kernels and the
+DWARF/BTF test objects.
+"""
+import os
+import shutil
+import struct
+import sys
+import zlib
+
+FIX, OUT = sys.argv[1], sys.argv[2]
+PG = 4096
+
+
+def fx(rel):
+    return os.path.join(FIX, rel)
+
+
+def put(harness, name, data):
+    d = os.path.join(OUT, harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def read(rel):
+    with open(fx(rel), "rb") as f:
+        return f.read()
+
+
+def elf_shrink(data, keep=16384):
+    """Headers, program headers, PT_NOTEs whole, each PT_LOAD's first
+    `keep` bytes (p_filesz cut, p_memsz kept)."""
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    out = bytearray(data[:phoff + phentsize * phnum])
+    for i in range(phnum):
+        o = phoff + i * phentsize
+        p_type, flags, off, va, pa, fsz, msz, al = struct.unpack_from("<IIQQQQQQ", data, o)
+        n = fsz if p_type != 1 else min(fsz, keep)
+        new = len(out)
+        out += data[off:off + n]
+        struct.pack_into("<IIQQQQQQ", out, o, p_type, flags, new, va, pa, n, msz, al)
+    return bytes(out)
+
+
+def elf_notes(data):
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    for i in range(phnum):
+        p_type, _, off, _, _, fsz, _, _ = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+        if p_type == 4:
+            return data[off:off + fsz]
+    return b""
+
+
+def vmcoreinfo(notes):
+    p = 0
+    while p + 12 <= len(notes):
+        nsz, dsz, typ = struct.unpack_from("<III", notes, p)
+        name = notes[p + 12:p + 12 + nsz]
+        d0 = p + 12 + ((nsz + 3) & ~3)
+        if name.startswith(b"VMCOREINFO"):
+            return notes[d0:d0 + dsz]
+        p = d0 + ((dsz + 3) & ~3)
+    return b""
+
+
+def kdump(mem, vmci, notes, version=6, sub_vmci=True):
+    """A kdump-compressed dump of mem as makedumpfile lays it out."""
+    npfn = len(mem) // PG
+    bmbytes = max(PG, ((npfn + 7) // 8 + PG - 1) // PG * PG)
+    sub_blocks = 1 + (len(vmci) + len(notes) + 1024 + PG - 1) // PG
+    dumped = [pfn for pfn in range(npfn) if mem[pfn * PG:(pfn + 1) * PG].strip(b"\0")]
+    pd_off = (1 + sub_blocks + 2 * bmbytes // PG) * PG
+    h = bytearray(PG)
+    h[0:8] = b"KDUMP   "
+    struct.pack_into("<I", h, 8, version)
+    h[12:17] = b"Linux"
+    h[12 + 4 * 65:12 + 4 * 65 + 6] = b"x86_64"
+    struct.pack_into("<iiIII", h, 424, 0, PG, sub_blocks, 2 * bmbytes // PG, npfn)
+    struct.pack_into("<I", h, 460, 1)
+    sh = bytearray(sub_blocks * PG)
+    struct.pack_into("<Qi", sh, 0, 0, 31)
+    vo = PG + 512
+    sh[vo - PG:vo - PG + len(vmci)] = vmci
+    if version >= 3 and sub_vmci:
+        struct.pack_into("<QQ", sh, 32, vo, len(vmci))
+    no = vo + len(vmci) + 64
+    sh[no - PG:no - PG + len(notes)] = notes
+    if version >= 4 and notes:
+        struct.pack_into("<QQ", sh, 48, no, len(notes))
+    if version >= 6:
+        struct.pack_into("<Q", sh, 96, npfn)
+    bm1 = bytearray(bmbytes)
+    bm2 = bytearray(bmbytes)
+    for pfn in range(npfn):
+        bm1[pfn // 8] |= 1 << (pfn % 8)
+    for pfn in dumped:
+        bm2[pfn // 8] |= 1 << (pfn % 8)
+    pds = bytearray(24 * len(dumped))
+    data = bytearray()
+    at = pd_off + len(pds)
+    for i, pfn in enumerate(dumped):
+        page = mem[pfn * PG:(pfn + 1) * PG]
+        z = zlib.compress(page, 6)
+        if len(z) < PG:
+            struct.pack_into("<QIIQ", pds, 24 * i, at + len(data), len(z), 1, 0)
+            data += z
+        else:
+            struct.pack_into("<QIIQ", pds, 24 * i, at + len(data), PG, 0, 0)
+            data += page
+    return bytes(h + sh + bm1 + bm2 + pds + data)
+
+
+def flat(dump, rec=65536):
+    out = bytearray(PG)
+    out[0:12] = b"makedumpfile"
+    struct.pack_into(">QQ", out, 16, 1, 1)
+    for off in range(0, len(dump), rec):
+        chunk = dump[off:off + rec]
+        out += struct.pack(">QQ", off, len(chunk)) + chunk
+    out += struct.pack(">QQ", 0xffffffffffffffff, 0)
+    return bytes(out)
+
+
+def section(data, want):
+    """An ELF64 file's section `want`, or b""."""
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    def sh(i):
+        return struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+    stro = sh(shstrndx)[4]
+    for i in range(shnum):
+        name, _, _, _, off, size = sh(i)
+        end = data.index(b"\0", stro + name)
+        if data[stro + name:end] == want:
+            return data[off:off + size]
+    return b""
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    # minidump: the small fixtures whole.
+    for rel in ["fbsd14/vmcore.minidump1", "fbsd14/vmcore.minidump2", "fbsd14/vmcore.minidump3",
+                "fbsd14-s2/vmcore.minidump3"]:
+        put("fuzz_minidump", rel.replace("/", "_"), read(rel))
+    # elfdump: virtual-only cores whole, full cores shrunk.
+    for rel in ["fbsd14/vmcore.kva.elf", "fbsd14-s2/vmcore.kva.elf"]:
+        put("fuzz_elfdump", rel.replace("/", "_"), read(rel))
+    for rel in ["fbsd14/vmcore.elf", "fbsd5/vmcore.elf", "linux-kaslr/vmcore",
+                "linux-nokaslr/vmcore", "linux-hostile/vmcore.loop"]:
+        put("fuzz_elfdump", rel.replace("/", "_") + ".small", elf_shrink(read(rel)))
+    # kdump: from the Linux raw image, with the ELF core's VMCOREINFO.
+    notes = elf_notes(read("linux-kaslr/vmcore"))
+    vmci = vmcoreinfo(notes)
+    mem = read("linux-kaslr/mem.raw")
+    k6 = kdump(mem, vmci, notes, 6)
+    put("fuzz_kdump", "kaslr.v6", k6)
+    put("fuzz_kdump", "kaslr.v3", kdump(mem, vmci, b"", 3))
+    put("fuzz_kdump", "kaslr.v6.flat", flat(k6))
+    # raw: first MiB of each image (page tables and VMCOREINFO are low).
+    for rel in ["fbsd14/mem.raw", "linux-kaslr/mem.raw"]:
+        put("fuzz_raw", rel.replace("/", "_"), read(rel)[:1 << 20])
+    # kvtop: root at 0x1000; PML4[511] -> PDP 0x2000; PDP[510] -> PD 0x3000,
+    # PDP[0] a 1 GiB page; PD[0] -> PT 0x4000, PD[1] a 2 MiB page; PT[0..7].
+    img = bytearray(6 * PG)
+    struct.pack_into("<Q", img, 0x1000 + 511 * 8, 0x2003)
+    struct.pack_into("<Q", img, 0x1000 + 256 * 8, 0x2003)
+    struct.pack_into("<Q", img, 0x2000 + 510 * 8, 0x3003)
+    struct.pack_into("<Q", img, 0x2000 + 0 * 8, 0x40000083)
+    struct.pack_into("<Q", img, 0x3000 + 0 * 8, 0x4003)
+    struct.pack_into("<Q", img, 0x3000 + 1 * 8, 0x200083)
+    for i in range(8):
+        struct.pack_into("<Q", img, 0x4000 + i * 8, 0x5003 if i % 2 == 0 else 0x8000000000000003)
+    vas = [0xffffffff80000000, 0xffffffff80201234, 0xffff800000001000, 0xffffffff80003abc]
+    for mode in (0, 1, 8, 9):
+        put("fuzz_kvtop", "pml4.%d" % mode,
+            struct.pack("<Q", 0x1000) + struct.pack("<4Q", *vas) + bytes([mode]) + bytes(img))
+    for mode in (2, 6, 7):
+        put("fuzz_kvtop", "pmap.%d" % mode,
+            struct.pack("<Q", 0) + struct.pack("<4Q", *vas) + bytes([mode]) + bytes(img[0x3000:]) +
+            bytes(img))
+    # walkers: nothing, a byte, a pointer, a count.
+    for w in ["malloc", "uma", "gprof", "dtrace", "slub"]:
+        put("fuzz_walk_" + w, "none", b"")
+        put("fuzz_walk_" + w, "byte", bytes([0]) + struct.pack("<I", 100) + bytes([0, 0xff]))
+        put("fuzz_walk_" + w, "ptr", bytes([2]) + struct.pack("<II", 8, 64))
+        put("fuzz_walk_" + w, "count", bytes([3]) + struct.pack("<I", 200) + bytes([3, 0x7f]))
+    # types: the fixture kernels and the DWARF and BTF test objects.
+    for rel in ["fbsd14/kernel", "fbsd14/kernel.dwarf2", "fbsd14/kernel.dwarf5", "fbsd5/kernel",
+                "fbsd11/kernel", "linux-kaslr/vmlinux", "../dwarf-test/t.dwarf2",
+                "../dwarf-test/t.dwarf3", "../dwarf-test/t.dwarf4", "../dwarf-test/t.dwarf5",
+                "../dwarf-test/t.exec5", "../dwarf-test/t.clang5"]:
+        put("fuzz_dwarf", os.path.basename(os.path.dirname(rel)) + "_" + os.path.basename(rel),
+            read(rel))
+    for rel in ["../btf-test/kernel.btf", "../btf-test/t.gcc", "../btf-test/t.clang",
+                "../btf-test/t.pahole"]:
+        put("fuzz_btf", os.path.basename(rel), read(rel))
+        put("fuzz_btf", os.path.basename(rel) + ".BTF", section(read(rel), b".BTF"))
+    for h in sorted(os.listdir(OUT)):
+        d = os.path.join(OUT, h)
+        files = os.listdir(d)
+        print("%-18s %3d seeds, largest %d bytes" %
+              (h, len(files), max(os.path.getsize(os.path.join(d, f)) for f in files)))
+
+
+main()

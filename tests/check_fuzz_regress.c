@@ -1,0 +1,210 @@
+/*
+ * check_fuzz_regress.c - every input a fuzzer found crashing, kept in
+ * tests/fuzz-regress/<harness>/, replayed through that harness's own code
+ * (fuzz/<harness>.c, compiled here by the normal build without the fuzzer,
+ * so under build-asan too): a crash, a sanitizer report or a hang fails the
+ * test.  Then, for each bug found, what its fix promises:
+ *   - rnglists-double-free (fuzz_dwarf): libdwarf 20210528 freed its
+ *     .debug_rnglists table twice on a bad unit header; such a header is now
+ *     refused before libdwarf reads it, with a message naming the section,
+ *     the unit and the reason, while the intact object still answers.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmstat.h"
+#include "testutil.h"
+
+/* The harnesses, renamed by tests/meson.build. */
+#define HARNESS(n) \
+	int fz_init_##n(int *argc, char ***argv); \
+	int fz_one_##n(const uint8_t *data, size_t size);
+HARNESS(minidump)
+HARNESS(elfdump)
+HARNESS(kdump)
+HARNESS(raw)
+HARNESS(kvtop)
+HARNESS(walk_malloc)
+HARNESS(walk_uma)
+HARNESS(walk_gprof)
+HARNESS(walk_dtrace)
+HARNESS(walk_slub)
+HARNESS(dwarf)
+HARNESS(btf)
+
+static const struct harness {
+	const char *name;
+	int (*init)(int *argc, char ***argv);
+	int (*one)(const uint8_t *data, size_t size);
+	int min_inputs;         /* crashes found by this harness, kept */
+} harnesses[] = {
+	{ "fuzz_minidump", fz_init_minidump, fz_one_minidump, 0 },
+	{ "fuzz_elfdump", fz_init_elfdump, fz_one_elfdump, 0 },
+	{ "fuzz_kdump", fz_init_kdump, fz_one_kdump, 0 },
+	{ "fuzz_raw", fz_init_raw, fz_one_raw, 0 },
+	{ "fuzz_kvtop", NULL, fz_one_kvtop, 0 },
+	{ "fuzz_walk_malloc", fz_init_walk_malloc, fz_one_walk_malloc, 0 },
+	{ "fuzz_walk_uma", fz_init_walk_uma, fz_one_walk_uma, 0 },
+	{ "fuzz_walk_gprof", fz_init_walk_gprof, fz_one_walk_gprof, 0 },
+	{ "fuzz_walk_dtrace", fz_init_walk_dtrace, fz_one_walk_dtrace, 0 },
+	{ "fuzz_walk_slub", fz_init_walk_slub, fz_one_walk_slub, 0 },
+	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 1 },
+	{ "fuzz_btf", fz_init_btf, fz_one_btf, 0 },
+};
+#define NHARNESS (sizeof(harnesses) / sizeof(harnesses[0]))
+
+static const char *
+regress_path(const char *rel)
+{
+	static char buf[4][4096];
+	static unsigned n;
+	const char *src = getenv("KVS_SRCDIR");
+	char *b = buf[n++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s/tests/fuzz-regress/%s", src != NULL ? src : ".", rel);
+	return b;
+}
+
+/* Every kept input of harness _i through the harness (forked: a crash
+ * fails this test, naming the harness). */
+START_TEST(replay)
+{
+	const struct harness *h = &harnesses[_i];
+	const char *dir = regress_path(h->name);
+	struct dirent *de;
+	int n = 0, inited = 0;
+	DIR *d = opendir(dir);
+
+	if (d == NULL) {
+		ck_assert_msg(h->min_inputs == 0, "%s: %s missing", h->name, dir);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char path[4096 + 256];
+		size_t len;
+		uint8_t *buf;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		buf = read_file(path, &len);
+		ck_assert_msg(buf != NULL, "%s: cannot read", path);
+		if (!inited && h->init != NULL) {
+			int argc = 1;
+			char *args[] = { (char *)"check_fuzz_regress", NULL }, **argv = args;
+			h->init(&argc, &argv);
+		}
+		inited = 1;
+		fprintf(stderr, "%s: %s\n", h->name, de->d_name);
+		h->one(buf, len);
+		free(buf);
+		n++;
+	}
+	closedir(d);
+	ck_assert_msg(n >= h->min_inputs, "%s: %d inputs kept, %d crashes were found", h->name,
+	    n, h->min_inputs);
+}
+END_TEST
+
+/* The file offset of section `want` of an ELF file in memory. */
+static size_t
+section_offset(const char *path, const char *want)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, off = 0;
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fileno(f), ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (nm != NULL && strcmp(nm, want) == 0)
+			off = sh.sh_offset;
+	}
+	elf_end(elf);
+	fclose(f);
+	ck_assert_msg(off != 0, "%s: no %s", path, want);
+	return off;
+}
+
+/* kvs_type on the kernel-only handle of path: 0, or -1 with *st and msg. */
+static int
+type_of(const char *path, const char *type, kvs_status_t *st, char *msg, size_t msglen)
+{
+	char err[KVS_ERRBUF_SIZE];
+	struct kvs_typeinfo ti;
+	kvs_t *kd = kvs_open(path, NULL, KVS_O_KERNEL_ONLY, err);
+	int rc;
+
+	ck_assert_msg(kd != NULL, "%s: %s", path, err);
+	rc = kvs_type(kd, type, &ti);
+	*st = kvs_errstatus(kd);
+	snprintf(msg, msglen, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+	return rc;
+}
+
+START_TEST(rnglists_header_refused)
+{
+	const char *good = fixture_path("../dwarf-test/t.exec5");
+	const char *crash = regress_path("fuzz_dwarf/rnglists-double-free");
+	const char *tmp = path_join(test_tmpdir(), "t.badaddr");
+	char msg[KVS_ERRBUF_SIZE];
+	kvs_status_t st;
+	size_t len, at;
+	uint8_t *b;
+
+	/* The intact object answers: the check refuses only bad headers. */
+	ck_assert_int_eq(type_of(good, "struct outer", &st, msg, sizeof(msg)), 0);
+	/* The fuzzer's input: its first unit's version reads 0. */
+	ck_assert_int_eq(type_of(crash, "struct outer", &st, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(st, KVS_E_DWARF);
+	ck_assert_msg(strstr(msg, "corrupt DWARF: .debug_rnglists unit at offset 0x0: "
+	    "version is not 5") != NULL, "%s", msg);
+	/* The intact object with its first unit's address size made 3. */
+	at = section_offset(good, ".debug_rnglists");
+	b = read_file(good, &len);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(b[at + 6], 8);
+	b[at + 6] = 3;
+	ck_assert_int_eq(write_file(tmp, b, len), 0);
+	free(b);
+	ck_assert_int_eq(type_of(tmp, "struct outer", &st, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(st, KVS_E_DWARF);
+	ck_assert_msg(strstr(msg, "corrupt DWARF: .debug_rnglists unit at offset 0x0: "
+	    "address size is not 2, 4 or 8") != NULL, "%s", msg);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("fuzz_regress");
+	TCase *tc = tcase_create("replay");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, replay, 0, (int)NHARNESS);
+	tcase_add_test(tc, rnglists_header_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
