@@ -17,6 +17,7 @@
  */
 #include <endian.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "freebsd.h"
@@ -111,7 +112,8 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 	    L->memfreed.off == 8 && L->memfreed.size == 8 &&
 	    L->numallocs.off == 16 && L->numallocs.size == 8 &&
 	    L->numfrees.off == 24 && L->numfrees.size == 8 &&
-	    L->sizemask.off == 32 && L->sizemask.size == 8;
+	    L->sizemask.off == 32 && L->sizemask.size == 8 &&
+	    getenv("KVS_MALLOC_FIELDWISE") == NULL;  /* tests: hold the general path to truth */
 
 	if (L->gen == MGEN_12 || L->gen == MGEN_13) {
 		struct kvs_typeinfo pc;
