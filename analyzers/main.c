@@ -70,7 +70,8 @@ usage(FILE *f)
 	fprintf(f, "usage: kvmstat [-M core] [-N kernel] [--raw] [--json] command [options]\n"
 	    "\n"
 	    "  -M core      crash dump, raw physical image, or /dev/mem (live)\n"
-	    "  -N kernel    kernel ELF with symbols (DWARF inside or in kernel.debug)\n"
+	    "  -N kernel    kernel ELF with symbols (DWARF inside or in kernel.debug);\n"
+	    "               default /boot/kernel/kernel, if the dump's version is its own\n"
 	    "  --raw        treat the core as a raw physical-memory image\n"
 	    "  --no-verify  do not check that the kernel matches the dump\n"
 	    "  --json       machine-readable output\n"
@@ -210,9 +211,13 @@ add_modules(kvs_t *kd, const struct opts *o, bool want)
 		if (kvs_add_module_dir(kd, o->moddir) < 0)
 			goto fail;
 	} else if (want && o->nmodules == 0) {
-		const char *slash = strrchr(o->kernel, '/');
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
-		    slash ? o->kernel : ".");
+		struct kvs_dumpinfo di;
+		const char *k = o->kernel, *slash;
+		if (k == NULL && kvs_dumpinfo(kd, &di) == 0)
+			k = di.kernel;          /* the installed kernel, taken by default */
+		slash = k != NULL ? strrchr(k, '/') : NULL;
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - k) : 1,
+		    slash ? k : ".");
 		(void)kvs_add_module_dir(kd, dir);
 	}
 	return 0;
@@ -318,10 +323,7 @@ main(int argc, char **argv)
 	if (o.core == NULL && o.kernel == NULL) {
 		o.core = KVS_DEFAULT_CORE;
 		o.kernel = KVS_DEFAULT_KERNEL;
-	} else if (o.kernel == NULL) {
-		fprintf(stderr, "kvmstat: -M needs -N kernel\n");
-		return 2;
-	}
+	}       /* -M alone: the library takes the installed kernel if it fits */
 	if (c->accepts & A_KERNEL_ONLY)
 		o.open_flags |= KVS_O_KERNEL_ONLY;
 	kd = open_handle(&o);
