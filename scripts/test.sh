@@ -44,6 +44,15 @@ else
   [ -n "$realcore" ] || realcore="0 1"
 fi
 
+# Mutation testing: small plausible bugs, each of which some suite must
+# catch (tests/mutate.sh; one scratch build, a recompiled file per mutant).
+# Each mutant counts in the summary: killed as passed, survived as failed.
+echo "== mutation testing (tests/mutate.sh)"
+bash tests/mutate.sh 2>&1 | tee "$BUILD/mutate.log" | tail -n 4
+mutate=$(sed -n 's/^mutate: \([0-9]*\) killed, \([0-9]*\) survived$/\1 \2/p' "$BUILD/mutate.log" | tail -1)
+[ -n "$mutate" ] || mutate="0 1"
+
+KVS_MUTATE="$mutate" \
 KVS_REALCORE="$realcore" \
 KVS_TESTLOGS="$BUILD/meson-logs/testlog.json:$ASAN_BUILD/meson-logs/testlog.json" \
   python3 - <<'PY'
@@ -58,6 +67,9 @@ if rc == ["skip"]:
 else:
     p += int(rc[0])
     f += int(rc[1])
+mk = os.environ.get("KVS_MUTATE", "0 1").split()
+p += int(mk[0])
+f += int(mk[1])
 for log in os.environ.get("KVS_TESTLOGS", "").split(":"):
     try:
         lines = open(log).readlines()

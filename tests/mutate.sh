@@ -56,6 +56,8 @@ core-shrink-unchecked :: libkvmstat/core/kvs.c :: 1 :: kd->shrunk = (uint64_t)st
 core-fifo-kernel-blocks :: libkvmstat/core/kvs.c :: 1 :: int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: int fd = open(path, O_RDONLY | O_CLOEXEC); :: check_badinput
 gprof-width-negated :: libkvmstat/os/freebsd/gprof.c :: 1 :: case -64: case -32: case -16: case -8: :: case -64: case -32: case -8: :: check_gprof
 raw-any-size :: libkvmstat/source/raw.c :: 1 :: if (a->map_len % 4096 != 0) :: if (0) :: check_badinput
+core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: kd->core_fd = open(core, O_RDWR | O_CLOEXEC | O_NONBLOCK); :: check_evidence
+core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence
 EOF
 )
 
