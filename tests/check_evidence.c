@@ -223,8 +223,7 @@ START_TEST(commands_read_only)
 	const char *const *cmds = x->linux_ ? linux_cmds : fbsd_cmds;
 	size_t ncmds = x->linux_ ? sizeof(linux_cmds) / sizeof(linux_cmds[0]) :
 	    sizeof(fbsd_cmds) / sizeof(fbsd_cmds[0]);
-	const char *dir = path_join(test_tmpdir(), "ro");
-	const char *odir = path_join(test_tmpdir(), "out");
+	char dir[2048], odir[2048];
 	const char *kernel, *dump, *as_user;
 	uint64_t before[3];
 	char cmd[8192];
@@ -232,6 +231,8 @@ START_TEST(commands_read_only)
 
 	/* Root ignores permissions: the unprivileged run is what 0444 means. */
 	as_user = getuid() == 0 ? "setpriv --reuid=nobody --regid=nogroup --clear-groups" : "";
+	snprintf(dir, sizeof(dir), "%s/ro%d", test_tmpdir(), _i);
+	snprintf(odir, sizeof(odir), "%s/out%d", test_tmpdir(), _i);
 	ck_assert_int_eq(chmod(test_tmpdir(), 0755), 0);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	ck_assert_int_eq(mkdir(odir, 0777), 0);
@@ -388,7 +389,7 @@ make_fbsd_hostile(const char *dir, char paths[][4096])
 {
 	char err[KVS_ERRBUF_SIZE];
 	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"), 0, err);
-	uint64_t mt, keg, zone, stats, pcpu, va[2], val[2];
+	uint64_t mt, mt2, keg, zone, stats, pcpu, va[2], val[2];
 	size_t w[2] = { 8, 8 }, n = 0, len;
 	uint8_t *md;
 
@@ -412,13 +413,32 @@ make_fbsd_hostile(const char *dir, char paths[][4096])
 	patch_raw(paths[n++], va, val, w, 1);
 	/* CPU 0's statistics of the first malloc type near 2^64. */
 	pcpu = rd64(kd, sym(kd, "__pcpu"));
-	stats = pcpu + rd64(kd, mt + member_off(kd, "struct malloc_type", "ks_mti.mti_stats"));
-	snprintf(paths[n], 4096, "%s/counts-2e64.raw", dir);
-	va[0] = stats + member_off(kd, "struct malloc_type_stats", "mts_numallocs");
-	val[0] = UINT64_MAX - 5;
-	va[1] = stats + member_off(kd, "struct malloc_type_stats", "mts_memalloced");
-	val[1] = UINT64_MAX - 4095;
-	patch_raw(paths[n++], va, val, w, 2);
+	/* (The list's head is the fixture's bad-version type, skipped: the next.) */
+	mt2 = rd64(kd, mt + member_off(kd, "struct malloc_type", "ks_next"));
+	stats = pcpu + rd64(kd, mt2 + member_off(kd, "struct malloc_type", "ks_mti.mti_stats"));
+	/* Every CPU's copy (CPU ids may be sparse): numallocs and memalloced. */
+	{
+		struct kvs_typeinfo pc;
+		uint32_t maxid;
+		uint64_t cva[2 * 64], cval[2 * 64];
+		size_t cw[2 * 64], k = 0, c;
+
+		ck_assert_int_eq(kvs_type(kd, "struct pcpu", &pc), 0);
+		ck_assert_int_eq(kvs_read(kd, sym(kd, "mp_maxid"), &maxid, 4), 0);
+		ck_assert_uint_lt(maxid, 64);
+		for (c = 0; c <= maxid; c++) {
+			cva[k] = stats + c * pc.size + member_off(kd, "struct malloc_type_stats",
+			    "mts_numallocs");
+			cval[k] = UINT64_MAX - 5;
+			cw[k++] = 8;
+			cva[k] = stats + c * pc.size + member_off(kd, "struct malloc_type_stats",
+			    "mts_memalloced");
+			cval[k] = UINT64_MAX - 4095;
+			cw[k++] = 8;
+		}
+		snprintf(paths[n], 4096, "%s/counts-2e64.raw", dir);
+		patch_raw(paths[n++], cva, cval, cw, k);
+	}
 	/* mp_maxid of 10^6. */
 	snprintf(paths[n], 4096, "%s/maxid-1e6.raw", dir);
 	va[0] = sym(kd, "mp_maxid");
@@ -483,6 +503,29 @@ START_TEST(hostile_bounded)
 	    linux_cmds, sizeof(linux_cmds) / sizeof(linux_cmds[0]));
 	run_bounded(fixture_path("linux-kaslr/vmlinux"), fixture_path("linux-hostile/vmcore.loop"),
 	    linux_cmds, sizeof(linux_cmds) / sizeof(linux_cmds[0]));
+	/* Counts near 2^64: the row is kept as read and flagged - a warning more
+	 * than the untouched image gives (its bad-version type's). */
+	{
+		char err[KVS_ERRBUF_SIZE];
+		const char *imgs[2] = { fixture_path("fbsd14/mem.raw"),
+		    path_join(test_tmpdir(), "counts-2e64.raw") };
+		unsigned warns[2];
+		int wrapped_rows = 0;
+		for (i = 0; i < 2; i++) {
+			struct memory_type_list *mtl = memstat_mtl_alloc();
+			struct memory_type *mt;
+			kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), imgs[i], 0, err);
+			ck_assert_msg(kd != NULL, "%s", err);
+			ck_assert_msg(memstat_kvm_malloc(mtl, kd) == 0, "%s", kvs_geterr(kd));
+			warns[i] = kvs_warnings(kd, NULL);
+			for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt))
+				wrapped_rows += i == 1 && memstat_get_numallocs(mt) > (1ULL << 63);
+			memstat_mtl_free(mtl);
+			kvs_close(kd);
+		}
+		ck_assert_int_eq(wrapped_rows, 1);
+		ck_assert_uint_eq(warns[1], warns[0] + 1);
+	}
 	/* What each variant must say (a flagged row or an error naming it). */
 	{
 		static const struct { const char *file, *cmd, *want; } says[] = {
@@ -508,18 +551,26 @@ int
 main(void)
 {
 	Suite *s = suite_create("evidence");
-	TCase *tc = tcase_create("all");
+	TCase *tc[4];
 	SRunner *sr;
 	uint64_t before[NFIX];
 	size_t i;
 	int nf;
 
-	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, read_only_handles, 0, NFIX);
-	tcase_add_loop_test(tc, commands_read_only, 0, NFIX);
-	tcase_add_test(tc, gmon_output_atomic);
-	tcase_add_test(tc, hostile_bounded);
-	suite_add_tcase(s, tc);
+	/* One directory for every forked test, made (and removed) here. */
+	(void)test_tmpdir();
+	tc[0] = tcase_create("handles");
+	tcase_add_loop_test(tc[0], read_only_handles, 0, NFIX);
+	tc[1] = tcase_create("commands");
+	tcase_add_loop_test(tc[1], commands_read_only, 0, NFIX);
+	tc[2] = tcase_create("atomic");
+	tcase_add_test(tc[2], gmon_output_atomic);
+	tc[3] = tcase_create("bounded");
+	tcase_add_test(tc[3], hostile_bounded);
+	for (i = 0; i < 4; i++) {
+		tcase_set_timeout(tc[i], 300);
+		suite_add_tcase(s, tc[i]);
+	}
 	for (i = 0; i < NFIX; i++)
 		before[i] = sum_file(fixture_path(fixtures[i].dump));
 	sr = srunner_create(s);

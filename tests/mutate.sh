@@ -56,8 +56,9 @@ core-shrink-unchecked :: libkvmstat/core/kvs.c :: 1 :: kd->shrunk = (uint64_t)st
 core-fifo-kernel-blocks :: libkvmstat/core/kvs.c :: 1 :: int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: int fd = open(path, O_RDONLY | O_CLOEXEC); :: check_badinput
 gprof-width-negated :: libkvmstat/os/freebsd/gprof.c :: 1 :: case -64: case -32: case -16: case -8: :: case -64: case -32: case -8: :: check_gprof
 raw-any-size :: libkvmstat/source/raw.c :: 1 :: if (a->map_len % 4096 != 0) :: if (0) :: check_badinput
-core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: kd->core_fd = open(core, O_RDWR | O_CLOEXEC | O_NONBLOCK); :: check_evidence
-core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence
+core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: kd->core_fd = open(core, O_RDWR | O_CLOEXEC | O_NONBLOCK); :: check_evidence:handles
+core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence:handles
+malloc-wrap-unflagged :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (wrapped || mt->mt_numfrees > mt->mt_numallocs :: if (mt->mt_numfrees > mt->mt_numallocs :: check_evidence:bounded
 EOF
 )
 
@@ -104,13 +105,18 @@ fi
 jobs=${KVS_MUTATE_JOBS:-2}
 # run_tests SUITE...: those suites (KVS_MUTATE_SUITES instead, if set), built
 # first: their programs and the command-line tools they run, nothing else.
+# SUITE:CASE runs only that Check test case of the suite (CK_RUN_CASE).
 run_tests() {
-  local s=(${KVS_MUTATE_SUITES:-$*}) t=(analyzers/kvmstat) x
-  for x in "${s[@]}"; do t+=("tests/$x"); done
+  local s=() t=(analyzers/kvmstat) x ck=
+  for x in ${KVS_MUTATE_SUITES:-$*}; do
+    [[ $x == *:* ]] && ck=${x#*:}
+    s+=("${x%%:*}")
+    t+=("tests/${x%%:*}")
+  done
   [[ " ${s[*]} " == *" check_tui "* ]] && t+=(tui/kvmtop)
   ninja -C "$build" "${t[@]}" >"$work/build.log" 2>&1 || return 3
-  meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" "${s[@]}" \
-    >"$work/test.log" 2>&1
+  CK_RUN_CASE=$ck meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" \
+    "${s[@]}" >"$work/test.log" 2>&1
 }
 # Every suite some mutation names, for the checks of the unmodified tree.
 all_suites=$(awk 'BEGIN { FS = " :: " } { print $6 }' <<<"$MUTATIONS" | tr ' ' '\n' | sort -u | paste -sd' ' -)

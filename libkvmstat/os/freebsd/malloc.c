@@ -16,6 +16,7 @@
  * ks_shortdesc pointer changed.
  */
 #include <endian.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,9 +196,11 @@ stats_addr(const struct mlayout *L, uint64_t mtaddr, const uint8_t *mtbuf,
 	}
 }
 
-static void
+/* Returns true when a sum wrapped past 2^64 (the row is then implausible). */
+static bool
 add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t *st)
 {
+	bool wrapped;
 	uint64_t a, f, na, nf, sz;
 
 	if (L->canonical) {
@@ -219,18 +222,19 @@ add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t 
 		sz = kfield_get(st, L->st_size, &L->sizemask);
 	}
 
-	mt->mt_memalloced += a;
-	mt->mt_memfreed += f;
-	mt->mt_numallocs += na;
-	mt->mt_numfrees += nf;
+	wrapped = __builtin_add_overflow(mt->mt_memalloced, a, &mt->mt_memalloced);
+	wrapped |= __builtin_add_overflow(mt->mt_memfreed, f, &mt->mt_memfreed);
+	wrapped |= __builtin_add_overflow(mt->mt_numallocs, na, &mt->mt_numallocs);
+	wrapped |= __builtin_add_overflow(mt->mt_numfrees, nf, &mt->mt_numfrees);
 	mt->mt_sizemask |= sz;
 	if (!mt->mt_percpu_valid)
-		return;
+		return wrapped;
 	mt->mt_percpu_alloc[c].mtp_memalloced = a;
 	mt->mt_percpu_alloc[c].mtp_memfreed = f;
 	mt->mt_percpu_alloc[c].mtp_numallocs = na;
 	mt->mt_percpu_alloc[c].mtp_numfrees = nf;
 	mt->mt_percpu_alloc[c].mtp_sizemask = sz;
+	return wrapped;
 }
 
 /* Fill one entry from the kernel. */
@@ -239,6 +243,7 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
     struct memory_type *mt, uint64_t p, const uint8_t *mtbuf)
 {
 	uint8_t st[512];
+	bool wrapped = false;
 	int c;
 
 	if (L->gen == MGEN_5) {
@@ -264,7 +269,7 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 				continue;
 			if (kvs_read(kd, base + (uint64_t)c * L->st_size, st, L->st_size) != 0)
 				return kerr_push(&kd->err, "CPU %d statistics", c);
-			add_stats(L, mt, c, st);
+			wrapped |= add_stats(L, mt, c, st);
 		}
 	} else {
 		uint8_t mti[256];
@@ -280,11 +285,20 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 				continue;
 			if (kvs_read(kd, stats_addr(L, p, mtbuf, mti, mtilen, c), st, L->st_size) != 0)
 				return kerr_push(&kd->err, "CPU %d statistics", c);
-			add_stats(L, mt, c, st);
+			wrapped |= add_stats(L, mt, c, st);
 		}
 	}
 	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 	mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+	/* Counters only grow, frees never pass allocations: a row breaking
+	 * that is kept as read, and flagged (kvs_warnings). */
+	if (wrapped || mt->mt_numfrees > mt->mt_numallocs || mt->mt_memfreed > mt->mt_memalloced)
+		kvs_warn(kd, "malloc type \"%s\" at 0x%llx: implausible counters (%llu "
+		    "allocations, %llu frees, %llu bytes allocated, %llu freed%s)", mt->mt_name,
+		    (unsigned long long)p, (unsigned long long)mt->mt_numallocs,
+		    (unsigned long long)mt->mt_numfrees, (unsigned long long)mt->mt_memalloced,
+		    (unsigned long long)mt->mt_memfreed, wrapped ? "; a sum over the CPUs "
+		    "wrapped past 2^64" : "");
 	return 0;
 }
 
