@@ -88,7 +88,8 @@ usage(FILE *f)
 	fprintf(f, "usage: kvmstat [-M core] [-N kernel] [--raw] [--json] command [options]\n"
 	    "\n"
 	    "  -M core      crash dump, raw physical image, or /dev/mem (live)\n"
-	    "  -N kernel    kernel ELF with symbols (DWARF inside or in kernel.debug)\n"
+	    "  -N kernel    kernel ELF with symbols (DWARF inside or in kernel.debug);\n"
+	    "               default /boot/kernel/kernel, if the dump's version is its own\n"
 	    "  --raw        treat the core as a raw physical-memory image\n"
 	    "  --no-verify  do not check that the kernel matches the dump\n"
 	    "  --json       machine-readable output (schema kvmstat/1, docs/json.md)\n"
@@ -255,10 +256,14 @@ add_modules(kvs_t *kd, const struct opts *o, bool want)
 	if (o->moddir != NULL) {
 		if (kvs_add_module_dir(kd, o->moddir) < 0)
 			goto fail;
-	} else if (want && o->nmodules == 0 && o->kernel != NULL) {
-		const char *slash = strrchr(o->kernel, '/');
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
-		    slash ? o->kernel : ".");
+	} else if (want && o->nmodules == 0) {
+		struct kvs_dumpinfo di;
+		const char *k = o->kernel, *slash;
+		if (k == NULL && kvs_dumpinfo(kd, &di) == 0)
+			k = di.kernel;          /* the installed kernel, taken by default */
+		slash = k != NULL ? strrchr(k, '/') : NULL;
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - k) : 1,
+		    slash ? k : ".");
 		(void)kvs_add_module_dir(kd, dir);
 	}
 	return 0;
@@ -392,8 +397,9 @@ main(int argc, char **argv)
 		o.core = demo_core;
 	} else if (o.kernel == NULL && o.core == NULL) {
 		/* As vmstat: the booted kernel and the live memory device (the
-		 * library's default core).  -M alone keeps no kernel: the dump's
-		 * own symbols and types are used where it has them. */
+		 * library's default core).  -M alone keeps no kernel: the library
+		 * takes the dump's own symbols and types where it has them (Linux),
+		 * else the installed kernel if the dump verifies against it. */
 		if (sys_default_kernel(sys_kernel, sizeof(sys_kernel)) != 0)
 			return fail_json(o.json, "open", sys_kernel);
 		o.kernel = sys_kernel;

@@ -44,6 +44,14 @@ else
   [ -n "$realcore" ] || realcore="0 1"
 fi
 
+# Mutation testing: small plausible bugs, each of which some suite must
+# catch (tests/mutate.sh; one scratch build, a recompiled file per mutant).
+# Each mutant counts in the summary: killed as passed, survived as failed.
+echo "== mutation testing (tests/mutate.sh)"
+bash tests/mutate.sh 2>&1 | tee "$BUILD/mutate.log" | tail -n 4
+mutate=$(sed -n 's/^mutate: \([0-9]*\) killed, \([0-9]*\) survived$/\1 \2/p' "$BUILD/mutate.log" | tail -1)
+[ -n "$mutate" ] || mutate="0 1"
+
 # The libFuzzer harnesses (fuzz/run): KVS_FUZZ_SECONDS (default 60) each,
 # counted as one pass or fail; KVS_FUZZ_SECONDS=0 is an opt-out, reported.
 echo "== fuzzing (fuzz/run)"
@@ -53,7 +61,7 @@ if [ "${KVS_FUZZ_SECONDS:-60}" != 0 ]; then
   cat "$BUILD/fuzz.log"
 fi
 
-KVS_FUZZ="$fuzz" \
+KVS_FUZZ="$fuzz" KVS_MUTATE="$mutate" \
 KVS_REALCORE="$realcore" \
 KVS_TESTLOGS="$BUILD/meson-logs/testlog.json:$ASAN_BUILD/meson-logs/testlog.json" \
   python3 - <<'PY'
@@ -75,6 +83,9 @@ if fz == ["skip"]:
 else:
     p += int(fz[0])
     f += int(fz[1])
+mk = os.environ.get("KVS_MUTATE", "0 1").split()
+p += int(mk[0])
+f += int(mk[1])
 for log in os.environ.get("KVS_TESTLOGS", "").split(":"):
     try:
         lines = open(log).readlines()

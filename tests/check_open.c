@@ -5,10 +5,13 @@
  * page-crossing reads and strings.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kvmstat.h"
+#include "memstat.h"
 #include "testutil.h"
 
 static const char *const formats[] = {
@@ -203,6 +206,74 @@ START_TEST(separate_debug_file)
 }
 END_TEST
 
+/*
+ * FreeBSD's layout, in a directory standing for the root (KVS_DEBUG_ROOT):
+ * /boot/kernel/kernel stripped, its DWARF in
+ * /usr/lib/debug/boot/kernel/kernel.debug (objcopy --only-keep-debug, as
+ * the release builds it).  A dump without a kernel takes it when the dump's
+ * version is the kernel's own, and finds the debug file; another dump is
+ * refused, naming the installed kernel and the mismatch.
+ */
+START_TEST(installed_kernel_and_debug_file)
+{
+	const char *root = path_join(test_tmpdir(), "root");
+	char cmd[8192], err[KVS_ERRBUF_SIZE], want[4096];
+	struct memory_type_list *mtl = memstat_mtl_alloc();
+	json_t *t = load_truth("fbsd14/truth.json");
+	struct kvs_typeinfo ti;
+	struct kvs_dumpinfo di;
+	char *out;
+	int st;
+	kvs_t *kd;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/boot/kernel %s/usr/lib/debug/boot/kernel && "
+	    "objcopy --strip-debug %s %s/boot/kernel/kernel && "
+	    "objcopy --only-keep-debug %s %s/usr/lib/debug/boot/kernel/kernel.debug",
+	    root, root, fixture_path("fbsd14/kernel"), root, fixture_path("fbsd14/kernel"), root);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(setenv("KVS_DEBUG_ROOT", root, 1), 0);
+	kd = kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"), 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_dumpinfo(kd, &di), 0);
+	snprintf(want, sizeof(want), "%s/boot/kernel/kernel", root);
+	ck_assert_str_eq(di.kernel, want);
+	/* Types come from the debug file (the kernel itself has none). */
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), 0);
+	ck_assert_uint_eq(ti.offset, 40);
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), 0);
+	ck_assert_uint_eq(memstat_mtl_count(mtl), json_array_size(json_object_get(
+	    json_object_get(t, "malloc"), "types")));
+	kvs_close(kd);
+	/* The same through kvmstat, with no -N. */
+	snprintf(cmd, sizeof(cmd), "KVS_DEBUG_ROOT=%s %s -M %s malloc 2>&1", root,
+	    build_path("analyzers/kvmstat"), fixture_path("fbsd14/vmcore.minidump3"));
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 0 && strstr(out, "devbuf") != NULL, "%s", out);
+	free(out);
+	/* A dump of another kernel: the installed one is named, and refused. */
+	kd = kvs_open(NULL, fixture_path("fbsd12/vmcore.minidump2"), 0, err);
+	ck_assert_ptr_null(kd);
+	ck_assert_msg(strstr(err, "no kernel given for dump ") == err &&
+	    strstr(err, "and the installed one does not fit it: ") != NULL &&
+	    strstr(err, want) != NULL && strstr(err, "does not match") != NULL, "%s", err);
+	/* Unverified, nothing says which kernel a dump is of. */
+	ck_assert_ptr_null(kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"),
+	    KVS_O_NOVERIFY, err));
+	ck_assert_msg(strstr(err, "the installed one is taken only when it is checked") != NULL,
+	    "%s", err);
+	/* Without the debug file the kernel still opens, without types. */
+	snprintf(cmd, sizeof(cmd), "%s/usr/lib/debug/boot/kernel/kernel.debug", root);
+	ck_assert_int_eq(unlink(cmd), 0);
+	kd = kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"), 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), -1);
+	kvs_close(kd);
+	unsetenv("KVS_DEBUG_ROOT");
+	memstat_mtl_free(mtl);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -215,6 +286,7 @@ main(void)
 	tcase_add_loop_test(tc, formats_seed2, 0, 5);
 	tcase_add_test(tc, dmap_not_dumped);
 	tcase_add_test(tc, separate_debug_file);
+	tcase_add_test(tc, installed_kernel_and_debug_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -3,49 +3,62 @@
 #
 # Copies the source tree to a private directory under /tmp, builds it once,
 # checks that the unmodified copy passes, then applies each mutation below on
-# its own (a literal text replacement in one file), rebuilds, and runs the
-# suites until the first failure.  A mutant is KILLED when some test fails,
-# SURVIVED when every suite still passes.  The working tree is never touched.
+# its own (a literal text replacement in one file), rebuilds only what its
+# suites need in the one scratch build directory, and runs those suites until
+# the first failure.  A mutant is KILLED when some test fails, SURVIVED when
+# every suite still passes.  The working tree is never touched.
 #
 #   tests/mutate.sh [-s SRCDIR] [-k] [-l] [NAME...]
 #     -s SRCDIR  tree to copy (default: the one holding this script)
 #     -k         keep the scratch directory
 #     -l         list the mutations and exit
 #     NAME...    run only these mutations
-#   KVS_MUTATE_SUITES="check_translate check_open"  run only these suites
+#   KVS_MUTATE_SUITES="check_translate check_open"  these suites for every
+#                                                   mutation instead of its own
 #   KVS_MUTATE_JOBS=2                               meson test processes
 #
 # Exit status: 0 when every mutant was killed, 1 when one survived, 2 on a
 # setup problem (the unmodified copy does not build or pass).
 #
-# Not run in CI: it rebuilds the tree once per mutation.
+# scripts/test.sh runs it (each mutant counts in its summary): one full build,
+# then per mutation one recompiled file and the few suites that should kill it.
 set -uo pipefail
 
-# name :: file :: occurrence (0 = every) :: text :: replacement
+# name :: file :: occurrence (0 = every) :: text :: replacement :: suites
 MUTATIONS=$(cat <<'EOF'
-amd64-nx-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x800ffffffffff000ULL
-amd64-nx-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x800fffffffe00000ULL
-amd64-nx-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x800fffffc0000000ULL
-amd64-pat-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x000fffffffe01000ULL
-amd64-pat-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x000fffffc0001000ULL
-amd64-high-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x0000fffffffff000ULL
-amd64-high-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x0000ffffffe00000ULL
-amd64-high-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x0000ffffc0000000ULL
-amd64-swbits-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x7ffffffffffff000ULL
-amd64-2m-offset-walk :: libkvmstat/arch/amd64.c :: 1 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o)
-amd64-2m-offset-pmap :: libkvmstat/arch/amd64.c :: 2 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o)
-amd64-noncanonical-unchecked :: libkvmstat/arch/amd64.c :: 1 :: if (!amd64_canonical(va)) :: if (0 && !amd64_canonical(va))
-amd64-canonical-bit46 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 17) >> 17)
-amd64-canonical-bit48 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 15) >> 15)
-amd64-dmap-end-inclusive :: libkvmstat/arch/amd64.c :: 1 :: va < x->p.direct_end :: va <= x->p.direct_end
-dtrace-sbt-fraction-bit31 :: libkvmstat/os/freebsd/dtrace.c :: 1 :: (sbt & 0xffffffffULL) :: (sbt & 0x7fffffffULL)
-malloc-percpu-numfrees :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_numfrees = nf; :: mt->mt_percpu_alloc[c].mtp_numfrees = 0;
-malloc-percpu-memalloced :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_memalloced = a; :: mt->mt_percpu_alloc[c].mtp_memalloced = f;
-escape-sanitize-off :: common/escape.c :: 1 :: bool ctl = s[i] < 0x20 || s[i] == 0x7f; :: bool ctl = false;
-escape-c1-allowed :: common/escape.c :: 1 :: (cp >= 0x80 && cp <= 0x9f) :: (cp >= 0x80 && cp <= 0x7f)
-symtab-no-underscore :: libkvmstat/types/symtab.c :: 1 :: if (s == NULL && name[0] == '_' && name[1] != '\0') :: if (0)
-symtab-local-beats-global :: libkvmstat/types/symtab.c :: 1 :: return cur->bind == STB_LOCAL && cand->bind != STB_LOCAL; :: return cur->bind == 99 && cand->bind != STB_LOCAL;
-symtab-at-past-end :: libkvmstat/types/symtab.c :: 1 :: addr >= s->value + s->size :: addr > s->value + s->size
+amd64-nx-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x800ffffffffff000ULL :: check_translate check_open
+amd64-nx-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x800fffffffe00000ULL :: check_translate check_open
+amd64-nx-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x800fffffc0000000ULL :: check_translate check_open
+amd64-pat-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x000fffffffe01000ULL :: check_translate check_open
+amd64-pat-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x000fffffc0001000ULL :: check_translate check_open
+amd64-high-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x0000fffffffff000ULL :: check_translate check_open
+amd64-high-2m :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_2M 0x000fffffffe00000ULL :: #define ADDR_2M 0x0000ffffffe00000ULL :: check_translate check_open
+amd64-high-1g :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_1G 0x000fffffc0000000ULL :: #define ADDR_1G 0x0000ffffc0000000ULL :: check_translate check_open
+amd64-swbits-4k :: libkvmstat/arch/amd64.c :: 1 :: #define ADDR_4K 0x000ffffffffff000ULL :: #define ADDR_4K 0x7ffffffffffff000ULL :: check_translate check_open
+amd64-2m-offset-walk :: libkvmstat/arch/amd64.c :: 1 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o) :: check_translate check_open
+amd64-2m-offset-pmap :: libkvmstat/arch/amd64.c :: 2 :: (va & (SZ_2M - 1)), SZ_2M, o) :: (va & (SZ_2M / 2 - 1)), SZ_2M, o) :: check_translate check_open
+amd64-noncanonical-unchecked :: libkvmstat/arch/amd64.c :: 1 :: if (!amd64_canonical(va)) :: if (0 && !amd64_canonical(va)) :: check_translate check_open
+amd64-canonical-bit46 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 17) >> 17) :: check_translate check_open
+amd64-canonical-bit48 :: libkvmstat/arch/amd64.c :: 1 :: (int64_t)(va << 16) >> 16) :: (int64_t)(va << 15) >> 15) :: check_translate check_open
+amd64-dmap-end-inclusive :: libkvmstat/arch/amd64.c :: 1 :: va < x->p.direct_end :: va <= x->p.direct_end :: check_translate check_open
+dtrace-sbt-fraction-bit31 :: libkvmstat/os/freebsd/dtrace.c :: 1 :: (sbt & 0xffffffffULL) :: (sbt & 0x7fffffffULL) :: check_translate check_dtrace
+malloc-percpu-numfrees :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_numfrees = nf; :: mt->mt_percpu_alloc[c].mtp_numfrees = 0; :: check_malloc check_gdb
+malloc-percpu-memalloced :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_memalloced = a; :: mt->mt_percpu_alloc[c].mtp_memalloced = f; :: check_malloc check_gdb
+escape-sanitize-off :: common/escape.c :: 1 :: bool ctl = s[i] < 0x20 || s[i] == 0x7f; :: bool ctl = false; :: check_malloc check_cli
+escape-c1-allowed :: common/escape.c :: 1 :: (cp >= 0x80 && cp <= 0x9f) :: (cp >= 0x80 && cp <= 0x7f) :: check_malloc check_cli
+symtab-no-underscore :: libkvmstat/types/symtab.c :: 1 :: if (s == NULL && name[0] == '_' && name[1] != '\0') :: if (0) :: check_symtab
+symtab-local-beats-global :: libkvmstat/types/symtab.c :: 1 :: return cur->bind == STB_LOCAL && cand->bind != STB_LOCAL; :: return cur->bind == 99 && cand->bind != STB_LOCAL; :: check_symtab
+symtab-at-past-end :: libkvmstat/types/symtab.c :: 1 :: addr >= s->value + s->size :: addr > s->value + s->size :: check_symtab
+malloc-fieldwise-numfrees :: libkvmstat/os/freebsd/malloc.c :: 1 :: nf = kfield_get(st, L->st_size, &L->numfrees); :: nf = kfield_get(st, L->st_size, &L->numallocs); :: check_malloc
+malloc-fieldwise-memalloced :: libkvmstat/os/freebsd/malloc.c :: 1 :: a = kfield_get(st, L->st_size, &L->memalloced); :: a = kfield_get(st, L->st_size, &L->memfreed); :: check_malloc
+malloc-empty-list-ok :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (p == 0) { :: if (0) { :: check_badinput
+core-shrink-unchecked :: libkvmstat/core/kvs.c :: 1 :: kd->shrunk = (uint64_t)st.st_size < kd->map_len; :: kd->shrunk = false; :: check_badinput
+core-fifo-kernel-blocks :: libkvmstat/core/kvs.c :: 1 :: int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: int fd = open(path, O_RDONLY | O_CLOEXEC); :: check_badinput
+gprof-width-negated :: libkvmstat/os/freebsd/gprof.c :: 1 :: case -64: case -32: case -16: case -8: :: case -64: case -32: case -8: :: check_gprof
+raw-any-size :: libkvmstat/source/raw.c :: 1 :: if (a->map_len % 4096 != 0) :: if (0) :: check_badinput
+core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: kd->core_fd = open(core, O_RDWR | O_CLOEXEC | O_NONBLOCK); :: check_evidence:handles
+core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence:handles
+malloc-wrap-unflagged :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (wrapped || mt->mt_numfrees > mt->mt_numallocs :: if (mt->mt_numfrees > mt->mt_numallocs :: check_evidence:bounded
 EOF
 )
 
@@ -89,18 +102,30 @@ else
   (cd "$src" && tar -c --exclude='./build*' --exclude='./.git' . | tar -x -C "$tree")
 fi
 
-suites=(${KVS_MUTATE_SUITES:-})
 jobs=${KVS_MUTATE_JOBS:-2}
+# run_tests SUITE...: those suites (KVS_MUTATE_SUITES instead, if set), built
+# first: their programs and the command-line tools they run, nothing else.
+# SUITE:CASE runs only that Check test case of the suite (CK_RUN_CASE).
 run_tests() {
-  meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" "${suites[@]}" \
-    >"$work/test.log" 2>&1
+  local s=() t=(analyzers/kvmstat) x ck=
+  for x in ${KVS_MUTATE_SUITES:-$*}; do
+    [[ $x == *:* ]] && ck=${x#*:}
+    s+=("${x%%:*}")
+    t+=("tests/${x%%:*}")
+  done
+  [[ " ${s[*]} " == *" check_tui "* ]] && t+=(tui/kvmtop)
+  ninja -C "$build" "${t[@]}" >"$work/build.log" 2>&1 || return 3
+  CK_RUN_CASE=$ck meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" \
+    "${s[@]}" >"$work/test.log" 2>&1
 }
+# Every suite some mutation names, for the checks of the unmodified tree.
+all_suites=$(awk 'BEGIN { FS = " :: " } { print $6 }' <<<"$MUTATIONS" | tr ' ' '\n' | sort -u | paste -sd' ' -)
 
 echo "mutate: building $tree"
 if ! meson setup "$build" "$tree" >"$work/setup.log" 2>&1 || ! ninja -C "$build" >"$work/build.log" 2>&1; then
   echo "mutate: the unmodified tree does not build (see $work/build.log)"; keep=1; exit 2
 fi
-if ! run_tests; then
+if ! run_tests $all_suites; then
   echo "mutate: the unmodified tree fails its tests (see $work/test.log)"; keep=1; exit 2
 fi
 
@@ -117,18 +142,26 @@ while IFS= read -r m; do
   occ=$(field "$m" 3)
   from=$(field "$m" 4)
   to=$(field "$m" 5)
+  msuites=$(field "$m" 6)
   if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then
     continue
   fi
+  verdict=
   cp "$tree/$file" "$work/orig"
   apply "$tree/$file" "$occ" "$from" "$to"
   if cmp -s "$tree/$file" "$work/orig"; then
     verdict="NOT APPLIED (text not found)"
     survived=$((survived + 1))
-  elif ! ninja -C "$build" >"$work/build.log" 2>&1; then
+  else
+    run_tests $msuites
+    rc=$?
+  fi
+  if [ -n "${verdict:-}" ]; then
+    :
+  elif [ $rc -eq 3 ]; then
     verdict="DOES NOT BUILD (fix the mutation)"
     survived=$((survived + 1))
-  elif run_tests; then
+  elif [ $rc -eq 0 ]; then
     verdict="SURVIVED"
     survived=$((survived + 1))
   else
@@ -144,7 +177,7 @@ while IFS= read -r m; do
 done <<<"$MUTATIONS"
 
 # Every file is back: the copy must pass again, or the verdicts are suspect.
-if ! ninja -C "$build" >"$work/build.log" 2>&1 || ! run_tests; then
+if ! run_tests $all_suites; then
   echo "mutate: the restored tree no longer passes (see $work/test.log): verdicts unreliable"
   keep=1
   exit 2

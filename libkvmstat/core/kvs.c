@@ -131,19 +131,45 @@ open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **arc
 }
 
 /*
+ * Where the system's files are: "" (the root), or $KVS_DEBUG_ROOT, a
+ * directory laid out like one (/boot, /usr/lib/debug), which the tests use.
+ */
+static const char *
+system_root(void)
+{
+	const char *r = getenv("KVS_DEBUG_ROOT");
+
+	return r != NULL ? r : "";
+}
+
+/*
  * A stripped kernel keeps its DWARF in kernel.debug: beside it as
- * "<kernel>.debug", or under /usr/lib/debug with the same path.
+ * "<kernel>.debug", or under <root>/usr/lib/debug with the kernel's path
+ * below the root (FreeBSD: /boot/kernel/kernel ->
+ * /usr/lib/debug/boot/kernel/kernel.debug).
  */
 static void
 find_debug_file(kvs_t *kd)
 {
-	char cand[2][4096];
+	char cand[2][4096], abs[4096], root[4096] = "";
+	const char *rel;
 	int i;
 
 	if (elf_has_section(kd->elf, ".debug_info"))
 		return;
 	snprintf(cand[0], sizeof(cand[0]), "%s.debug", kd->kernel_path);
-	snprintf(cand[1], sizeof(cand[1]), "/usr/lib/debug%s.debug", kd->kernel_path);
+	/* The kernel's path from the root, so a relative -N works too. */
+	if (realpath(kd->kernel_path, abs) == NULL)
+		snprintf(abs, sizeof(abs), "%s", kd->kernel_path);
+	if (system_root()[0] != '\0' && realpath(system_root(), root) == NULL)
+		root[0] = '\0';
+	rel = abs;
+	if (root[0] != '\0' && strncmp(abs, root, strlen(root)) == 0 &&
+	    abs[strlen(root)] == '/')
+		rel = abs + strlen(root);
+	if (snprintf(cand[1], sizeof(cand[1]), "%s/usr/lib/debug%s.debug", root, rel) >=
+	    (int)sizeof(cand[1]))
+		cand[1][0] = '\0';
 	for (i = 0; i < 2; i++) {
 		struct kvs_error tmp;
 		int fd;
@@ -508,8 +534,9 @@ find_os_in_dump(kvs_t *kd)
 			return kerr_push(&kd->err, "dump %s", kd->core_path);
 		kerr_clear(&kd->err);
 	}
-	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: no kernel file given (-N), and "
+	kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: no kernel file given (-N), and "
 	    "the dump does not say which kernel it holds (no VMCOREINFO)", kd->core_path);
+	return KVS_NOTMINE;
 }
 
 /* What the source carries, then what the OS finds in its kernel. */
@@ -566,11 +593,55 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 	return -1;
 }
 
+/*
+ * A dump without a kernel: the installed kernel (and the previous one) is
+ * taken when the dump's version string is its own, which the OS's verify
+ * checks; its DWARF then comes from /usr/lib/debug as for any kernel.
+ * Without verification (KVS_O_NOVERIFY) nothing says which kernel it is.
+ */
+static kvs_t *
+open_installed(const char *core, int flags, char *errbuf)
+{
+	static const char *const installed[] = { "/boot/kernel/kernel", "/boot/kernel.old/kernel" };
+	char path[4096], why[KVS_ERRBUF_SIZE] = "", err[KVS_ERRBUF_SIZE];
+	size_t i;
+
+	if (flags & KVS_O_NOVERIFY) {
+		if (errbuf != NULL)
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s: the "
+			    "installed one is taken only when it is checked against the dump "
+			    "(give the kernel, or do not skip the check)", core);
+		return NULL;
+	}
+	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++) {
+		kvs_t *kd;
+
+		snprintf(path, sizeof(path), "%s%s", system_root(), installed[i]);
+		if (access(path, F_OK) != 0)
+			continue;
+		if ((kd = kvs_open(path, core, flags, err)) != NULL)
+			return kd;
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "%s", err);
+	}
+	if (errbuf != NULL) {
+		snprintf(path, sizeof(path), "%s%s", system_root(), installed[0]);
+		if (why[0] != '\0')
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s, and the "
+			    "installed one does not fit it: %s", core, why);
+		else
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s, and none "
+			    "is installed (%.900s)", core, path);
+	}
+	return NULL;
+}
+
 kvs_t *
 kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 {
-	bool core_defaulted = false, tried_default = false;
+	bool core_defaulted = false, tried_default = false, try_installed = false;
 	kvs_t *kd;
+	int rc;
 
 	if (errbuf != NULL)
 		errbuf[0] = '\0';
@@ -603,8 +674,14 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		goto fail;
 	}
 	if (kernel == NULL) {
-		if (open_source(kd, core, flags) != 0 || find_os_in_dump(kd) != 0)
+		if (open_source(kd, core, flags) != 0)
 			goto fail;
+		/* A dump that does not name its kernel (FreeBSD's): the
+		 * installed kernel, as vmstat takes it, if the dump verifies. */
+		if ((rc = find_os_in_dump(kd)) != 0) {
+			try_installed = rc == KVS_NOTMINE;
+			goto fail;
+		}
 		goto opened;
 	}
 	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->arch, &kd->err) != 0)
@@ -655,7 +732,7 @@ fail:
 		kerr_push(&kd->err, "no dump given (-M), so live memory, %s, was tried", core);
 	errbuf_set(errbuf, &kd->err);
 	kvs_close(kd);
-	return NULL;
+	return try_installed ? open_installed(core, flags, errbuf) : NULL;
 }
 
 void

@@ -17,7 +17,9 @@
  * is new or its ks_shortdesc pointer changed.
  */
 #include <endian.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "freebsd.h"
@@ -112,7 +114,8 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 	    L->memfreed.off == 8 && L->memfreed.size == 8 &&
 	    L->numallocs.off == 16 && L->numallocs.size == 8 &&
 	    L->numfrees.off == 24 && L->numfrees.size == 8 &&
-	    L->sizemask.off == 32 && L->sizemask.size == 8;
+	    L->sizemask.off == 32 && L->sizemask.size == 8 &&
+	    getenv("KVS_MALLOC_FIELDWISE") == NULL;  /* tests: hold the general path to truth */
 
 	if (L->gen == MGEN_12 || L->gen == MGEN_13) {
 		struct kvs_typeinfo pc;
@@ -176,9 +179,11 @@ read_zones(kvs_t *kd, struct memory_type_list *list)
 	return 0;
 }
 
-static void
+/* Returns true when a sum wrapped past 2^64 (the row is then implausible). */
+static bool
 add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t *st)
 {
+	bool wrapped;
 	uint64_t a, f, na, nf, sz;
 
 	if (L->canonical) {
@@ -200,18 +205,33 @@ add_stats(const struct mlayout *L, struct memory_type *mt, int c, const uint8_t 
 		sz = kfield_get(st, L->st_size, &L->sizemask);
 	}
 
-	mt->mt_memalloced += a;
-	mt->mt_memfreed += f;
-	mt->mt_numallocs += na;
-	mt->mt_numfrees += nf;
+	wrapped = __builtin_add_overflow(mt->mt_memalloced, a, &mt->mt_memalloced);
+	wrapped |= __builtin_add_overflow(mt->mt_memfreed, f, &mt->mt_memfreed);
+	wrapped |= __builtin_add_overflow(mt->mt_numallocs, na, &mt->mt_numallocs);
+	wrapped |= __builtin_add_overflow(mt->mt_numfrees, nf, &mt->mt_numfrees);
 	mt->mt_sizemask |= sz;
 	if (!mt->mt_percpu_valid)
-		return;
+		return wrapped;
 	mt->mt_percpu_alloc[c].mtp_memalloced = a;
 	mt->mt_percpu_alloc[c].mtp_memfreed = f;
 	mt->mt_percpu_alloc[c].mtp_numallocs = na;
 	mt->mt_percpu_alloc[c].mtp_numfrees = nf;
 	mt->mt_percpu_alloc[c].mtp_sizemask = sz;
+	return wrapped;
+}
+
+/* Counters only grow, frees never pass allocations: a row breaking that is
+ * kept as read, and flagged (kvs_warnings). */
+static void
+flag_implausible(kvs_t *kd, const struct memory_type *mt, bool wrapped)
+{
+	if (wrapped || mt->mt_numfrees > mt->mt_numallocs || mt->mt_memfreed > mt->mt_memalloced)
+		kvs_warn(kd, "malloc type \"%s\" at 0x%llx: implausible counters (%llu "
+		    "allocations, %llu frees, %llu bytes allocated, %llu freed%s)", mt->mt_name,
+		    (unsigned long long)mt->mt_kaddr, (unsigned long long)mt->mt_numallocs,
+		    (unsigned long long)mt->mt_numfrees, (unsigned long long)mt->mt_memalloced,
+		    (unsigned long long)mt->mt_memfreed, wrapped ? "; a sum over the CPUs "
+		    "wrapped past 2^64" : "");
 }
 
 /* Fill one entry of a 5.x or 6-11 kernel from the kernel. */
@@ -220,6 +240,7 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
     struct memory_type *mt, const uint8_t *mtbuf)
 {
 	uint8_t st[512];
+	bool wrapped = false;
 	int c;
 
 	if (L->gen == MGEN_5) {
@@ -260,12 +281,13 @@ read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 				if (!bulk && kvs_read(kd, base + (uint64_t)c * L->st_size, st,
 				    L->st_size) != 0)
 					return kerr_push(&kd->err, "CPU %d statistics", c);
-				add_stats(L, mt, c, bulk ? chunk + (size_t)k * L->st_size : st);
+				wrapped |= add_stats(L, mt, c, bulk ? chunk + (size_t)k * L->st_size : st);
 			}
 		}
 	}
 	mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 	mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+	flag_implausible(kd, mt, wrapped);
 	return 0;
 }
 
@@ -287,6 +309,7 @@ struct pitem {
 	/* Sums kept here, next to each other, and written to the entry once:
 	 * the entries are large and far apart. */
 	uint64_t alloced, freed, nallocs, nfrees, mask;
+	bool wrapped;                     /* a sum passed 2^64 */
 	struct mt_percpu_alloc_s *pa;     /* the entry's bank, or NULL */
 };
 
@@ -354,17 +377,17 @@ pending_one(const struct mlayout *L, struct pitem *it, int c, const uint8_t *st)
 		v[3] = kfield_get(st, L->st_size, &L->numfrees);
 		v[4] = kfield_get(st, L->st_size, &L->sizemask);
 	}
-	it->alloced += v[0];
-	it->freed += v[1];
-	it->nallocs += v[2];
-	it->nfrees += v[3];
+	it->wrapped |= __builtin_add_overflow(it->alloced, v[0], &it->alloced);
+	it->wrapped |= __builtin_add_overflow(it->freed, v[1], &it->freed);
+	it->wrapped |= __builtin_add_overflow(it->nallocs, v[2], &it->nallocs);
+	it->wrapped |= __builtin_add_overflow(it->nfrees, v[3], &it->nfrees);
 	it->mask |= v[4];
 	if (it->pa != NULL)
 		memcpy(&it->pa[c], v, sizeof(v));
 }
 
 static void
-pending_finish(const struct kcpus *cpus, struct pending *pd)
+pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 {
 	bool all = true;
 	size_t i;
@@ -382,6 +405,7 @@ pending_finish(const struct kcpus *cpus, struct pending *pd)
 		mt->mt_sizemask = it->mask;
 		mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 		mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+		flag_implausible(kd, mt, it->wrapped);
 		/* The list left the bank as it was (mtl_percpu_filled): the
 		 * CPUs not present read 0. */
 		if (it->pa != NULL && !all)
@@ -452,7 +476,7 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 					pending_one(L, it, c, rec + (size_t)c * len);
 		}
 	}
-	pending_finish(cpus, pd);
+	pending_finish(kd, cpus, pd);
 	return 0;
 
 per_type:
@@ -462,6 +486,7 @@ per_type:
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0;
+		it->wrapped = false;
 		for (c = 0; c <= cpus->maxid; c++) {
 			if (!kcpu_present(cpus, c))
 				continue;
@@ -474,7 +499,7 @@ per_type:
 			pending_one(L, it, c, st);
 		}
 	}
-	pending_finish(cpus, pd);
+	pending_finish(kd, cpus, pd);
 	return 0;
 }
 
