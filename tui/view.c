@@ -26,6 +26,9 @@ static const struct {
 };
 
 static bool use_color;
+/* The frame of the screen, reallocated only when the terminal's size
+ * changes: a steady-state redraw allocates nothing. */
+static struct frame f;
 
 static attr_t
 role_attr(enum role r)
@@ -58,18 +61,22 @@ void
 view_end(void)
 {
 	endwin();
+	frame_free(&f);
 }
+
 
 void
 view_draw(struct tui *t)
 {
-	struct frame f;
 	int y, x;
 
 	erase();
-	if (frame_init(&f, LINES, COLS) != 0) {
-		refresh();
-		return;
+	if (f.ch == NULL || f.rows != LINES || f.cols != COLS) {
+		frame_free(&f);
+		if (frame_init(&f, LINES, COLS) != 0) {
+			refresh();
+			return;
+		}
 	}
 	render(t, &f, false);
 	for (y = 0; y < f.rows; y++) {
@@ -88,6 +95,5 @@ view_draw(struct tui *t)
 		}
 	}
 	attrset(A_NORMAL);
-	frame_free(&f);
 	refresh();
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -498,7 +499,7 @@ zst_spill(struct cz *c, struct kvs_error *e)
 	size_t outcap = ZSTD_DStreamOutSize(), ret = 0;
 	uint8_t *obuf = malloc(outcap);
 	ZSTD_inBuffer ib = { c->map, (size_t)c->map_len, 0 };
-	uint64_t out = 0;
+	uint64_t out = 0, room = UINT64_MAX;
 	bool in_frame = false;
 
 	if (dir == NULL || *dir == '\0')
@@ -515,6 +516,12 @@ zst_spill(struct cz *c, struct kvs_error *e)
 		free(obuf);
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
 	}
+	/* Never fill the disk: at most 90 % of what is free there now. */
+	{
+		struct statvfs sv;
+		if (fstatvfs(c->spill_fd, &sv) == 0)
+			room = (uint64_t)sv.f_bavail * sv.f_frsize / 10 * 9;
+	}
 	while (ib.pos < ib.size) {
 		ZSTD_outBuffer ob = { obuf, outcap, 0 };
 		size_t before = ib.pos;
@@ -526,6 +533,12 @@ zst_spill(struct cz *c, struct kvs_error *e)
 			goto fail;
 		}
 		in_frame = ret != 0;
+		if (ob.pos > room || out > room - ob.pos) {
+			kerr_set(e, KVS_E_NOMEM, "zstd: the decompressed dump needs more than %llu bytes, "
+			    "more than %s has free; decompress it where there is room (zstd -d)",
+			    (unsigned long long)room, dir);
+			goto fail;
+		}
 		if (ob.pos > 0) {
 			size_t w = 0;
 			while (w < ob.pos) {
