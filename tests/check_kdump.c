@@ -704,6 +704,70 @@ START_TEST(kdump_split)
 }
 END_TEST
 
+/* The parts given together (-M a,b,c): add_part joins them, in any order,
+ * and every dumped page reads from the part holding it; a part given twice
+ * or a whole dump among parts is refused. */
+START_TEST(kdump_split_joined)
+{
+	static const uint64_t cut[] = { 0, 200, 451, 640 };
+	static const int order[] = { 1, 0, 2 };
+	struct spec all = { .max_mapnr = 640, .holes = true, .filter = true };
+	struct mapped m[4];
+	struct built o[4];
+	struct kvs_error e;
+	uint8_t got[PG], want[PG];
+	void *priv;
+	int p;
+
+	for (p = 0; p < 3; p++) {
+		struct spec s = { .version = 6, .max_mapnr = 640, .comp = C_MIXED, .holes = true,
+			.filter = true, .split = true, .start = cut[p], .end = cut[p + 1],
+			.vmci_sub = true, .status = C_ZLIB };
+		char name[32];
+		kd_build(&s, &o[p]);
+		snprintf(name, sizeof(name), "joined%d", p);
+		map_buf(&m[p], name, o[p].b, o[p].len);
+	}
+	priv = open_ok(&m[order[0]]);
+	for (p = 1; p < 3; p++) {
+		kerr_clear(&e);
+		ck_assert_msg(kd->add_part(priv, &m[order[p]].a, &e) == 0, "%s", e.msg);
+	}
+	kerr_clear(&e);
+	ck_assert_int_eq(kd->add_part(priv, &m[0].a, &e), -1);
+	ck_assert_msg(strstr(e.msg, "overlap") != NULL, "%s", e.msg);
+	for (uint64_t pfn = 0; pfn < 640; pfn++) {
+		int rc;
+		kerr_clear(&e);
+		rc = kd->read_phys(priv, pfn * PG, got, PG, &e);
+		if (pf_dumped(&all, pfn)) {
+			ck_assert_msg(rc == 0, "pfn 0x%llx: %s", (unsigned long long)pfn, e.msg);
+			page_of(pfn, want);
+			ck_assert_msg(memcmp(got, want, PG) == 0, "pfn 0x%llx: wrong bytes",
+			    (unsigned long long)pfn);
+		} else
+			ck_assert_msg(rc == -1 && e.status == KVS_E_NOTDUMPED, "pfn 0x%llx: rc %d",
+			    (unsigned long long)pfn, rc);
+	}
+	kd->close(priv);
+	/* A whole dump is not a part. */
+	{
+		struct spec w = { .version = 6, .max_mapnr = 640, .comp = C_ZLIB, .status = C_ZLIB };
+		kd_build(&w, &o[3]);
+		map_buf(&m[3], "whole", o[3].b, o[3].len);
+		priv = open_ok(&m[0]);
+		kerr_clear(&e);
+		ck_assert_int_eq(kd->add_part(priv, &m[3].a, &e), -1);
+		ck_assert_msg(strstr(e.msg, "whole dump") != NULL, "%s", e.msg);
+		kd->close(priv);
+	}
+	for (p = 0; p < 4; p++) {
+		map_close(&m[p]);
+		free(o[p].b);
+	}
+}
+END_TEST
+
 /* The cache: bounded (256 pages, 4 ways per pfn % 64), LRU within a set,
  * counted per handle. */
 START_TEST(kdump_cache)
@@ -1208,6 +1272,7 @@ main(void)
 	tcase_add_test(tc, kdump_versions);
 	tcase_add_test(tc, kdump_flat_overlaps);
 	tcase_add_test(tc, kdump_split);
+	tcase_add_test(tc, kdump_split_joined);
 	tcase_add_test(tc, kdump_cache);
 	tcase_add_test(tc, kdump_bad_headers);
 	tcase_add_test(tc, kdump_bad_streams);

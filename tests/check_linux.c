@@ -7,6 +7,8 @@
  * generator's model, never a reading of the dumps.
  */
 #include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,6 +608,200 @@ START_TEST(linux_kernel_freebsd_dump)
 }
 END_TEST
 
+
+/* ------------------------------------------------- kallsyms from memory */
+
+/*
+ * A kernel's kallsyms arrays, written into a raw memory image by this test
+ * the way the encoding is defined (the names as token numbers, each token a
+ * string in the token table; a length of 128 or more takes two bytes, low
+ * seven bits first; offsets relative to kallsyms_relative_base, or, with
+ * absolute per-CPU symbols, non-negative = absolute and negative = counting
+ * down from base - 1), with VMCOREINFO naming them.  kvs_open without a
+ * kernel file must find every symbol at the address the test chose.
+ */
+#define KS_IMG (4u << 20)
+#define KS_PHYS_BASE 0x200000ULL
+#define KS_SLIDE 0x1c00000ULL
+#define KS_START 0xffffffff80000000ULL
+#define KS_NSYMS 1500
+
+struct ks_sym {
+	char name[300];
+	char type;
+	uint64_t addr;            /* runtime */
+};
+
+static uint64_t
+ks_va(uint64_t pa)
+{
+	return pa - KS_PHYS_BASE + KS_START;
+}
+
+/* Build the image: mode 0 relative offsets, 1 absolute per-CPU; stext: put
+ * SYMBOL(_stext) into VMCOREINFO; drop: a key left out; cut: the names
+ * stream cut short.  Returns the file's path. */
+static const char *
+ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut)
+{
+	static char path[4096];
+	uint8_t *img = calloc(1, KS_IMG);
+	uint64_t a_offs = 0x100000, a_base = 0x108000, a_num = 0x108100, a_names = 0x110000;
+	uint64_t a_ttab = 0x300000, a_tidx = 0x300800, a_vmci = 0x380000, a_pgt = 0x390000;
+	uint64_t base = KS_START + 0x1000000 + KS_SLIDE, pos = 0, stext_addr = 0;
+	char vi[4096], *tok;
+	uint16_t tidx[256];
+	size_t tl = 0;
+	int i, k, n;
+
+	ck_assert_ptr_nonnull(img);
+	/* Tokens: byte b stands for the character b, except two longer ones. */
+	tok = (char *)img + a_ttab;
+	for (k = 0; k < 256; k++) {
+		const char *t = k == 0x80 ? "kmem_" : k == 0x81 ? "_cache" : NULL;
+		char one[2] = { (char)k, '\0' };
+		if (t == NULL)
+			t = k >= 0x21 && k < 0x7f ? one : "?";
+		tidx[k] = (uint16_t)tl;
+		memcpy(tok + tl, t, strlen(t) + 1);
+		tl += strlen(t) + 1;
+	}
+	memcpy(img + a_tidx, tidx, sizeof(tidx));
+	for (i = 0; i < KS_NSYMS; i++) {
+		struct ks_sym *y = &syms[i];
+		uint8_t enc[400];
+		int32_t off;
+		size_t ne = 0, j;
+
+		if (i == 0)
+			snprintf(y->name, sizeof(y->name), "_stext");
+		else if (i % 97 == 0) {      /* long: a two-byte length */
+			memset(y->name, 'L', 200);
+			snprintf(y->name + 200, 40, "_%d", i);
+		} else if (i % 5 == 0)
+			snprintf(y->name, sizeof(y->name), "kmem_cache_fn_%d", i);
+		else
+			snprintf(y->name, sizeof(y->name), "sym_%d", i);
+		y->type = i % 7 == 3 ? 'd' : i % 3 == 0 ? 't' : 'T';
+		if (i % 50 == 7) {           /* per-CPU: absolute when the mode has them */
+			y->type = 'D';
+			y->addr = mode == 1 ? (uint64_t)i * 64 : base + 0x800000 + (uint64_t)i * 64;
+		} else
+			y->addr = base + 16 * (uint64_t)i + 0x40;
+		if (i == 0)
+			stext_addr = y->addr;
+		enc[ne++] = (uint8_t)y->type;
+		for (j = 0; y->name[j] != '\0'; ) {
+			if (strncmp(y->name + j, "kmem_", 5) == 0) {
+				enc[ne++] = 0x80;
+				j += 5;
+			} else if (strncmp(y->name + j, "_cache", 6) == 0) {
+				enc[ne++] = 0x81;
+				j += 6;
+			} else
+				enc[ne++] = (uint8_t)y->name[j++];
+		}
+		if (ne >= 128) {
+			img[a_names + pos++] = (uint8_t)(0x80 | (ne & 0x7f));
+			img[a_names + pos++] = (uint8_t)(ne >> 7);
+		} else
+			img[a_names + pos++] = (uint8_t)ne;
+		memcpy(img + a_names + pos, enc, ne);
+		pos += ne;
+		if (mode == 0)
+			off = (int32_t)(uint32_t)(y->addr - base);
+		else if (i % 50 == 7)
+			off = (int32_t)y->addr;
+		else
+			off = (int32_t)(int64_t)(base - 1 - y->addr);
+		memcpy(img + a_offs + 4 * (uint64_t)i, &off, 4);
+	}
+	ck_assert_uint_lt(a_names + pos, a_ttab);
+	if (cut)
+		memset(img + a_names + pos / 2, 0xff, a_ttab - a_names - pos / 2);
+	n = KS_NSYMS;
+	memcpy(img + a_num, &n, 4);
+	memcpy(img + a_base, &base, 8);
+	n = snprintf(vi, sizeof(vi), "OSRELEASE=6.1.0-kstest\nPAGESIZE=4096\n"
+	    "SYMBOL(kallsyms_names)=%llx\nSYMBOL(kallsyms_num_syms)=%llx\n"
+	    "SYMBOL(kallsyms_token_table)=%llx\nSYMBOL(kallsyms_token_index)=%llx\n"
+	    "SYMBOL(kallsyms_offsets)=%llx\nSYMBOL(kallsyms_relative_base)=%llx\n"
+	    "%sNUMBER(phys_base)=%lld\nSYMBOL(init_top_pgt)=%llx\nKERNELOFFSET=%llx\n",
+	    (unsigned long long)(ks_va(a_names) + KS_SLIDE), (unsigned long long)(ks_va(a_num) + KS_SLIDE),
+	    (unsigned long long)(ks_va(a_ttab) + KS_SLIDE), (unsigned long long)(ks_va(a_tidx) + KS_SLIDE),
+	    (unsigned long long)(ks_va(a_offs) + KS_SLIDE), (unsigned long long)(ks_va(a_base) + KS_SLIDE),
+	    stext ? "SYMBOL(_stext)=" : "", (long long)KS_PHYS_BASE - (long long)KS_SLIDE,
+	    (unsigned long long)(ks_va(a_pgt) + KS_SLIDE), (unsigned long long)KS_SLIDE);
+	/* The _stext line, when wanted, goes where the %s was. */
+	if (stext) {
+		char *at = strstr(vi, "SYMBOL(_stext)=");
+		char rest[4096], num[40];
+		snprintf(rest, sizeof(rest), "%s", at + 15);
+		snprintf(num, sizeof(num), "%llx\n", (unsigned long long)stext_addr);
+		snprintf(at + 15, sizeof(vi) - (size_t)(at + 15 - vi), "%s%s", num, rest);
+	}
+	if (drop != NULL) {
+		char *at = strstr(vi, drop);
+		ck_assert_ptr_nonnull(at);
+		memmove(at, strchr(at, '\n') + 1, strlen(strchr(at, '\n') + 1) + 1);
+	}
+	memcpy(img + a_vmci, vi, strlen(vi) + 1);
+	/* As under KASLR, the image runs KS_SLIDE above its link address and
+	 * phys_base (negative here) compensates: runtime ks_va(pa) + KS_SLIDE
+	 * is physical pa. */
+	snprintf(path, sizeof(path), "%s", path_join(test_tmpdir(), "kallsyms.raw"));
+	ck_assert_int_eq(write_file(path, img, KS_IMG), 0);
+	free(img);
+	return path;
+}
+
+START_TEST(kallsyms_from_memory)
+{
+	static struct ks_sym syms[KS_NSYMS];
+	int mode = _i / 2;
+	bool stext = _i % 2 == 0;
+	char err[KVS_ERRBUF_SIZE];
+	const char *img = ks_image(syms, mode, stext, NULL, false);
+	kvs_t *kd = kvs_open(NULL, img, KVS_O_RAW, err);
+	int i;
+
+	ck_assert_msg(kd != NULL, "mode %d: %s", mode, err);
+	for (i = 0; i < KS_NSYMS; i++) {
+		uint64_t a, off;
+		const char *at;
+		ck_assert_msg(kvs_symbol(kd, syms[i].name, &a, NULL) == 0, "mode %d %s: %s", mode,
+		    syms[i].name, kvs_geterr(kd));
+		ck_assert_msg(a == syms[i].addr, "mode %d %s at 0x%llx, not 0x%llx", mode,
+		    syms[i].name, (unsigned long long)a, (unsigned long long)syms[i].addr);
+		if (mode == 1 && i % 50 == 7)
+			continue;
+		at = kvs_symbol_at(kd, syms[i].addr + 3, &off);
+		ck_assert_msg(at != NULL && strcmp(at, syms[i].name) == 0 && off == 3,
+		    "mode %d: 0x%llx is %s+%llu, not %s+3", mode,
+		    (unsigned long long)syms[i].addr + 3, at ? at : "(none)",
+		    (unsigned long long)off, syms[i].name);
+	}
+	kvs_close(kd);
+}
+END_TEST
+
+START_TEST(kallsyms_bad)
+{
+	static struct ks_sym syms[KS_NSYMS];
+	char err[KVS_ERRBUF_SIZE];
+	const char *img = ks_image(syms, 1, true, "SYMBOL(kallsyms_names)", false);
+
+	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));
+	ck_assert_msg(strstr(err, "no SYMBOL(kallsyms_names)") != NULL &&
+	    strstr(err, "-N") != NULL, "%s", err);
+	img = ks_image(syms, 1, true, NULL, true);
+	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));
+	ck_assert_msg(strstr(err, "kallsyms_names is corrupt") != NULL, "%s", err);
+	ck_assert_ptr_null(kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"), 0, err));
+	ck_assert_msg(strstr(err, "no kernel file given (-N)") != NULL, "%s", err);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -630,6 +826,8 @@ main(void)
 	tcase_add_test(tk, raw_without_vmcoreinfo);
 	tcase_add_loop_test(tk, wrong_kernel, 0, NDUMPS);
 	tcase_add_test(tk, linux_kernel_freebsd_dump);
+	tcase_add_loop_test(tk, kallsyms_from_memory, 0, 4);
+	tcase_add_test(tk, kallsyms_bad);
 	tcase_add_test(th, hostile_list_loops);
 	tcase_add_test(th, hostile_rows_named);
 	suite_add_tcase(s, tc);

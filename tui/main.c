@@ -272,12 +272,10 @@ main(int argc, char **argv)
 	}
 	if (t.interval < 0.1)
 		t.interval = 0.1;
+	/* -M alone: the dump's own symbols and types (Linux VMCOREINFO). */
 	if (kernel == NULL && core == NULL) {
 		kernel = KVS_DEFAULT_KERNEL;
 		core = KVS_DEFAULT_CORE;
-	} else if (kernel == NULL) {
-		fprintf(stderr, "kvmtop: -M needs -N kernel\n");
-		return 2;
 	}
 	kd = kvs_open(kernel, core, flags, err);
 	if (kd == NULL) {
@@ -344,7 +342,7 @@ main(int argc, char **argv)
 			t.screen = SCR_HELP;
 	}
 	/* Module-local symbols (DTrace) from the kernel's directory. */
-	{
+	if (kernel != NULL) {
 		char dir[4096];
 		const char *slash = strrchr(kernel, '/');
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - kernel) : 1, slash ? kernel : ".");

@@ -8,6 +8,8 @@
  * *unknown*.  prof_on says which event samples (1 CPU, 2 schedule, 4 KVM);
  * 0 means profiling is off and there is no buffer.
  *
+ * The rate is the timer tick's (HZ, from tick_nsec), per CPU.
+ *
  * The variables' widths differ between kernels (prof_shift has been int and
  * unsigned short) and a dump without debug file has no type for them, so
  * the shift is taken from what must hold: prof_len == (_etext - _stext) >>
@@ -27,6 +29,22 @@ sym_u64(kvs_t *kd, const char *name, uint64_t *addr)
 	if (kvs_symbol(kd, name, addr, NULL) != 0)
 		return kerr_push(&kd->err, "no kernel profile buffer (%s)", name);
 	return 0;
+}
+
+/* Samples come with the timer tick: HZ, from tick_nsec (the tick's length
+ * in ns, NTP-adjusted: rounded to the nearest whole rate); 0 if unknown. */
+static int
+tick_rate(kvs_t *kd)
+{
+	uint64_t a, ns;
+	struct kvs_error saved = kd->err;
+	int hz = 0;
+
+	if (kvs_symbol(kd, "tick_nsec", &a, NULL) == 0 && kread_u64(kd, a, &ns) == 0 &&
+	    ns >= 100000 && ns <= 100000000)
+		hz = (int)((1000000000ULL + ns / 2) / ns);
+	kd->err = saved;
+	return hz;
 }
 
 struct kvmprof_gmon *
@@ -81,8 +99,8 @@ linux_profile_read(kvs_t *kd)
 		free(bins);
 		return NULL;
 	}
-	g = kvmprof_gmon_hist(kd, KVMPROF_ON, 0, 32, stext, len << shift, (uint8_t *)bins,
-	    (size_t)len * 4, true);
+	g = kvmprof_gmon_hist(kd, KVMPROF_ON, tick_rate(kd), 32, stext, len << shift,
+	    (uint8_t *)bins, (size_t)len * 4, true);
 	/* Bin against the kernel's own list (kallsyms: what readprofile's
 	 * System.map lists, assembler labels included), also when a kernel
 	 * file gave the handle its ELF symbols. */
