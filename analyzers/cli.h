@@ -17,6 +17,7 @@ struct opts {
 	bool percpu;
 	bool all;
 	bool force;
+	bool stats;           /* info --stats */
 	const char *format;   /* output format generation (malloc/zone) */
 	const char *sort;
 	const char *output;   /* gmon -o */
@@ -26,7 +27,35 @@ struct opts {
 	const char *moddir;
 	char **args;          /* positional arguments after the command */
 	int nargs;
+	bool demo;            /* --demo: the bundled demo dump */
+	bool phys;            /* rd -p */
+	bool csv;             /* --csv */
+	bool libxo;           /* --json --libxo: FreeBSD vmstat's libxo keys */
+	const char *kernel_b; /* diff --kernel-b */
+	const char *argv0;
 };
+
+/* The "schema" of every JSON document (docs/json.md). */
+#define KVS_JSON_SCHEMA "kvmstat/1"
+
+/* A usage error: the reason and the usage (JSON on stdout under --json);
+ * returns the exit status 2. */
+int usage_error(bool json, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* {"schema", "error": {"code", "message"}} on stdout. */
+void json_error(const char *code, const char *msg);
+
+/* A kernel address as JSON: the string "0x..." (never a decimal). */
+json_t *json_kaddr(uint64_t addr);
+/* A name read from a dump as JSON: control bytes escaped by JSON itself
+ * (\u001b), invalid UTF-8 shown as \xNN text (JSON strings are UTF-8). */
+json_t *json_dumpstr(const char *s);
+
+/* CSV (RFC 4180): fields joined by commas, quoted when they hold a comma, a
+ * quote, CR or LF (quotes doubled); rows end in CRLF. */
+void csv_field(FILE *f, const char *s, bool first);
+void csv_u64(FILE *f, uint64_t v, bool first);
+void csv_end(FILE *f);
 
 /*
  * One emitter for text and JSON: commands describe records; text mode prints
@@ -60,5 +89,7 @@ int cmd_zone(kvs_t *kd, const struct opts *o);
 int cmd_profil(kvs_t *kd, const struct opts *o);
 int cmd_slab(kvs_t *kd, const struct opts *o);
 int cmd_type(kvs_t *kd, const struct opts *o);
+int cmd_rd(kvs_t *kd, const struct opts *o);
+int cmd_diff(kvs_t *kd, const struct opts *o);
 
 #endif

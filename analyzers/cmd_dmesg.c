@@ -15,6 +15,8 @@ cmd_dmesg(kvs_t *kd, const struct opts *o)
 
 	if (kvs_msgbuf(kd, &text, &n) != 0) {
 		fprintf(stderr, "kvmstat: dmesg: %s\n", kvs_geterr(kd));
+		if (o->json)
+			json_error("read", kvs_geterr(kd));
 		return 1;
 	}
 	if (o->json) {
@@ -28,7 +30,7 @@ cmd_dmesg(kvs_t *kd, const struct opts *o)
 			free(text);
 			return 1;
 		}
-		sanitize(clean, 4 * n + 1, text, n, true);
+		sanitize_json(clean, 4 * n + 1, text, n);
 		json_object_set_new(emit_json_root(&e), "text", json_string(clean));
 		for (p = strtok_r(clean, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
 			json_array_append_new(lines, json_string(p));

@@ -11,7 +11,7 @@ cmd_info(kvs_t *kd, const struct opts *o)
 	struct kvs_dumpinfo di;
 	struct kvs_kernelinfo ki;
 	struct emitter e;
-	char clean[4 * 512 + 1], fmt[64];
+	char fmt[64];
 
 	kvs_dumpinfo(kd, &di);
 	kvs_kernel_info(kd, &ki);
@@ -35,9 +35,7 @@ cmd_info(kvs_t *kd, const struct opts *o)
 		emit_u64(&e, "file_bytes", "file bytes:", di.source_bytes);
 	emit_str(&e, "version", "version:", ki.version);
 	if (e.json)
-		json_object_set_new(emit_json_root(&e), "panicstr",
-		    ki.panic ? json_string(sanitize(clean, sizeof(clean), ki.panic,
-		    strlen(ki.panic), true)) : json_null());
+		json_object_set_new(emit_json_root(&e), "panicstr", json_dumpstr(ki.panic));
 	else
 		emit_str(&e, "panicstr", "panic:", ki.panic ? ki.panic : "none");
 	if (ki.ncpus >= 0)
@@ -46,5 +44,11 @@ cmd_info(kvs_t *kd, const struct opts *o)
 		emit_u64(&e, "mp_maxid", "mp_maxid:", (uint64_t)ki.maxid);
 	if (di.dwarf_version > 0)
 		emit_u64(&e, "dwarf_version", "dwarf:", (uint64_t)di.dwarf_version);
+	if (o->stats) {
+		uint64_t hits, misses;
+		kvs_dump_cache_stats(kd, &hits, &misses);
+		emit_u64(&e, "page_cache_hits", "page cache hits:", hits);
+		emit_u64(&e, "page_cache_misses", "page cache misses:", misses);
+	}
 	return emit_finish(&e);
 }

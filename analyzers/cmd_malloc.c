@@ -99,44 +99,124 @@ pick_format(kvs_t *kd, const struct opts *o)
 	}
 }
 
+/* Zone sizes of the kernel's malloc table; a zero size marks no zone (the
+ * table's terminator). */
+static size_t
+nzones(void)
+{
+	size_t n = memstat_malloc_zone_get_count();
+
+	while (n > 0 && memstat_malloc_zone_get_size(n - 1) == 0)
+		n--;
+	return n > 64 ? 64 : n;
+}
+
+static json_t *
+sizes_json(const struct memory_type *mt)
+{
+	json_t *sz = json_array();
+	size_t i;
+
+	for (i = 0; i < nzones(); i++)
+		if (memstat_malloc_zone_used(mt, i) && memstat_malloc_zone_get_size(i) != 0)
+			json_array_append_new(sz, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
+	return sz;
+}
+
+#define JU(o, k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+
 static json_t *
 row_json(const struct memory_type *mt, bool percpu, unsigned maxcpus)
 {
-	char name[4 * MEMTYPE_MAXNAME + 1];
-	const char *nm = memstat_get_name(mt);
-	json_t *r = json_object(), *sz = json_array();
+	json_t *r = json_object();
 	size_t i;
 
-	json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
-	    strlen(nm), false)));
-	json_object_set_new(r, "kaddr", json_integer((json_int_t)memstat_get_kaddr(mt)));
-	json_object_set_new(r, "inuse", json_integer((json_int_t)memstat_get_count(mt)));
-	json_object_set_new(r, "memuse", json_integer((json_int_t)memstat_get_bytes(mt)));
-	json_object_set_new(r, "requests", json_integer((json_int_t)memstat_get_numallocs(mt)));
-	json_object_set_new(r, "memalloced", json_integer((json_int_t)memstat_get_memalloced(mt)));
-	json_object_set_new(r, "memfreed", json_integer((json_int_t)memstat_get_memfreed(mt)));
-	json_object_set_new(r, "numallocs", json_integer((json_int_t)memstat_get_numallocs(mt)));
-	json_object_set_new(r, "numfrees", json_integer((json_int_t)memstat_get_numfrees(mt)));
-	json_object_set_new(r, "sizemask", json_integer((json_int_t)memstat_get_sizemask(mt)));
-	for (i = 0; i < memstat_malloc_zone_get_count() && i < 64; i++)
-		if (memstat_malloc_zone_used(mt, i))
-			json_array_append_new(sz, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
-	json_object_set_new(r, "sizes", sz);
+	json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+	json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
+	JU(r, "count", memstat_get_count(mt));
+	JU(r, "bytes", memstat_get_bytes(mt));
+	JU(r, "requests", memstat_get_numallocs(mt));
+	JU(r, "frees", memstat_get_numfrees(mt));
+	JU(r, "memalloced", memstat_get_memalloced(mt));
+	JU(r, "memfreed", memstat_get_memfreed(mt));
+	JU(r, "sizemask", memstat_get_sizemask(mt));
+	json_object_set_new(r, "sizes", sizes_json(mt));
 	if (percpu) {
 		json_t *pc = json_array();
 		for (i = 0; i < maxcpus; i++) {
 			json_t *c = json_object();
-			json_object_set_new(c, "cpu", json_integer((json_int_t)i));
-			json_object_set_new(c, "memalloced", json_integer((json_int_t)memstat_get_percpu_memalloced(mt, i)));
-			json_object_set_new(c, "memfreed", json_integer((json_int_t)memstat_get_percpu_memfreed(mt, i)));
-			json_object_set_new(c, "numallocs", json_integer((json_int_t)memstat_get_percpu_numallocs(mt, i)));
-			json_object_set_new(c, "numfrees", json_integer((json_int_t)memstat_get_percpu_numfrees(mt, i)));
-			json_object_set_new(c, "sizemask", json_integer((json_int_t)memstat_get_percpu_sizemask(mt, i)));
+			JU(c, "cpu", i);
+			JU(c, "requests", memstat_get_percpu_numallocs(mt, i));
+			JU(c, "frees", memstat_get_percpu_numfrees(mt, i));
+			JU(c, "memalloced", memstat_get_percpu_memalloced(mt, i));
+			JU(c, "memfreed", memstat_get_percpu_memfreed(mt, i));
+			JU(c, "sizemask", memstat_get_percpu_sizemask(mt, i));
 			json_array_append_new(pc, c);
 		}
 		json_object_set_new(r, "percpu", pc);
 	}
 	return r;
+}
+
+/* --json --libxo: the document FreeBSD's `vmstat -m --libxo json` writes
+ * (container malloc-statistics, list memory; memory-use in kilobytes,
+ * rounded up; types never used left out, as in its table). */
+static json_t *
+libxo_json(struct row *rows, size_t n)
+{
+	json_t *root = json_object(), *c = json_object(), *list = json_array();
+	size_t i;
+
+	json_object_set_new(root, "__version", json_string("1"));
+	json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
+	for (i = 0; i < n; i++) {
+		const struct memory_type *m = rows[i].mt;
+		json_t *r;
+		if (memstat_get_numallocs(m) == 0 && memstat_get_count(m) == 0)
+			continue;
+		r = json_object();
+		json_object_set_new(r, "type", json_dumpstr(memstat_get_name(m)));
+		JU(r, "in-use", memstat_get_count(m));
+		JU(r, "memory-use", (memstat_get_bytes(m) + 1023) / 1024);
+		JU(r, "requests", memstat_get_numallocs(m));
+		json_object_set_new(r, "size", sizes_json(m));
+		json_array_append_new(list, r);
+	}
+	json_object_set_new(c, "memory", list);
+	json_object_set_new(root, "malloc-statistics", c);
+	return root;
+}
+
+static void
+csv_rows(struct row *rows, size_t n)
+{
+	size_t i, k;
+
+	fputs("name,kaddr,count,bytes,requests,frees,memalloced,memfreed,sizes", stdout);
+	csv_end(stdout);
+	for (i = 0; i < n; i++) {
+		const struct memory_type *m = rows[i].mt;
+		const char *nm = memstat_get_name(m);
+		char name[4 * MEMTYPE_MAXNAME + 1], addr[24], sizes[512];
+		size_t len = 0;
+
+		snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(m));
+		sizes[0] = '\0';
+		for (k = 0; k < nzones(); k++)
+			if (memstat_malloc_zone_used(m, k) && len < sizeof(sizes))
+				len += (size_t)snprintf(sizes + len, sizeof(sizes) - len, "%s%zu",
+				    len ? "," : "", memstat_malloc_zone_get_size(k));
+		csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
+		csv_field(stdout, addr, false);
+		csv_u64(stdout, memstat_get_count(m), false);
+		csv_u64(stdout, memstat_get_bytes(m), false);
+		csv_u64(stdout, memstat_get_numallocs(m), false);
+		csv_u64(stdout, memstat_get_numfrees(m), false);
+		csv_u64(stdout, memstat_get_memalloced(m), false);
+		csv_u64(stdout, memstat_get_memfreed(m), false);
+		csv_field(stdout, sizes, false);
+		csv_end(stdout);
+	}
 }
 
 int
@@ -160,6 +240,8 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		const char *msg = err == MEMSTAT_ERROR_KVM ? kvs_geterr(kd) : memstat_strerror(err);
 		fprintf(stderr, "kvmstat: malloc: %s\n", sanitize(clean, sizeof(clean), msg,
 		    strlen(msg), false));
+		if (o->json)
+			json_error("read", msg);
 		memstat_mtl_free(mtlp);
 		return 1;
 	}
@@ -181,6 +263,19 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		sort_key = o->sort;
 		qsort(rows, n, sizeof(*rows), cmp_rows);
 	}
+	if (o->csv) {
+		csv_rows(rows, n);
+		rc = fflush(stdout) == 0 ? 0 : 1;
+		goto out;
+	}
+	if (o->json && o->libxo) {
+		json_t *root = libxo_json(rows, n);
+		rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
+		putchar('\n');
+		json_decref(root);
+		rc = rc == 0 && fflush(stdout) == 0 ? 0 : 1;
+		goto out;
+	}
 	if (o->json) {
 		struct emitter e;
 		json_t *arr = json_array(), *zs = json_array();
@@ -188,7 +283,7 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		json_object_set_new(emit_json_root(&e), "format",
 		    json_string(f == MFMT_5 ? "5" : f == MFMT_14 ? "14" : "6"));
 		json_object_set_new(emit_json_root(&e), "layout", json_integer(memstat_kvm_malloc_layout(kd)));
-		for (i = 0; i < memstat_malloc_zone_get_count(); i++)
+		for (i = 0; i < nzones(); i++)
 			json_array_append_new(zs, json_integer((json_int_t)memstat_malloc_zone_get_size(i)));
 		json_object_set_new(emit_json_root(&e), "zone_sizes", zs);
 		for (i = 0; i < n; i++)

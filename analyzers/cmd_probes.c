@@ -28,6 +28,8 @@ cmd_probes(kvs_t *kd, const struct opts *o)
 		char e[4 * KVS_ERRBUF_SIZE];
 		clean(e, sizeof(e), kvs_geterr(kd));
 		fprintf(stderr, "kvmstat: %s\n", e);
+		if (o->json)
+			json_error("read", kvs_geterr(kd));
 		return 1;
 	}
 	if (o->json) {
@@ -36,17 +38,12 @@ cmd_probes(kvs_t *kd, const struct opts *o)
 		emit_init(&em, true, stdout);
 		for (i = 0; i < kvmprof_probes_count(p); i++) {
 			const struct kvmprof_probe *pr = kvmprof_probes_get(p, i);
-			char b[512];
 			json_t *r = json_object();
 			json_object_set_new(r, "id", json_integer(pr->id));
-			clean(b, sizeof(b), pr->provider);
-			json_object_set_new(r, "provider", json_string(b));
-			clean(b, sizeof(b), pr->module);
-			json_object_set_new(r, "module", json_string(b));
-			clean(b, sizeof(b), pr->function);
-			json_object_set_new(r, "function", json_string(b));
-			clean(b, sizeof(b), pr->name);
-			json_object_set_new(r, "name", json_string(b));
+			json_object_set_new(r, "provider", json_dumpstr(pr->provider));
+			json_object_set_new(r, "module", json_dumpstr(pr->module));
+			json_object_set_new(r, "function", json_dumpstr(pr->function));
+			json_object_set_new(r, "name", json_dumpstr(pr->name));
 			json_object_set_new(r, "enabled", json_boolean(pr->enabled));
 			if (pr->is_profile) {
 				json_object_set_new(r, "kind", json_string(pr->kind ? "tick" : "profile"));
@@ -55,13 +52,15 @@ cmd_probes(kvs_t *kd, const struct opts *o)
 				if (pr->enabled && pr->kind)
 					json_object_set_new(r, "next_fire_ns", json_integer((json_int_t)pr->next_fire_ns));
 				if (pr->next_fire_percpu != NULL) {
-					json_t *f = json_object();
+					json_t *f = json_array();
 					for (c = 0; c < kvmprof_probes_maxcpus(p); c++)
 						if (pr->next_fire_percpu[c]) {
-							snprintf(b, sizeof(b), "%u", c);
-							json_object_set_new(f, b, json_integer((json_int_t)pr->next_fire_percpu[c]));
+							json_t *cj = json_object();
+							json_object_set_new(cj, "cpu", json_integer(c));
+							json_object_set_new(cj, "next_fire_ns", json_integer((json_int_t)pr->next_fire_percpu[c]));
+							json_array_append_new(f, cj);
 						}
-					json_object_set_new(r, "next_fire_ns_percpu", f);
+					json_object_set_new(r, "percpu", f);
 				}
 			}
 			json_array_append_new(arr, r);
@@ -107,6 +106,8 @@ cmd_profil(kvs_t *kd, const struct opts *o)
 		char e[4 * KVS_ERRBUF_SIZE];
 		clean(e, sizeof(e), kvs_geterr(kd));
 		fprintf(stderr, "kvmstat: %s\n", e);
+		if (o->json)
+			json_error("read", kvs_geterr(kd));
 		return 1;
 	}
 	if (o->json) {
@@ -116,9 +117,8 @@ cmd_profil(kvs_t *kd, const struct opts *o)
 		for (i = 0; i < n; i++) {
 			json_t *r = json_object();
 			json_object_set_new(r, "pid", json_integer(v[i].pid));
-			clean(name, sizeof(name), v[i].comm);
-			json_object_set_new(r, "comm", json_string(name));
-			json_object_set_new(r, "pr_base", json_integer((json_int_t)v[i].pr_base));
+			json_object_set_new(r, "comm", json_dumpstr(v[i].comm));
+			json_object_set_new(r, "pr_base", json_kaddr(v[i].pr_base));
 			json_object_set_new(r, "pr_size", json_integer((json_int_t)v[i].pr_size));
 			json_object_set_new(r, "pr_off", json_integer((json_int_t)v[i].pr_off));
 			json_object_set_new(r, "pr_scale", json_integer((json_int_t)v[i].pr_scale));

@@ -23,14 +23,17 @@ state_name(int s)
 }
 
 static kvmprof_gmon_t *
-read_gmon(kvs_t *kd)
+read_gmon(kvs_t *kd, bool json)
 {
 	kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
 	char clean[4 * KVS_ERRBUF_SIZE];
 
-	if (g == NULL)
+	if (g == NULL) {
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), kvs_geterr(kd),
 		    strlen(kvs_geterr(kd)), false));
+		if (json)
+			json_error("read", kvs_geterr(kd));
+	}
 	return g;
 }
 
@@ -38,7 +41,7 @@ int
 cmd_gmon(kvs_t *kd, const struct opts *o)
 {
 	const char *out = o->output ? o->output : "gmon.out";
-	kvmprof_gmon_t *g = read_gmon(kd);
+	kvmprof_gmon_t *g = read_gmon(kd, false);
 
 	if (g == NULL)
 		return 1;
@@ -87,10 +90,86 @@ where(kvs_t *kd, uint64_t pc, char *buf, size_t len)
 	return buf;
 }
 
+static int
+cmp_func_addr(const void *a, const void *b)
+{
+	const struct kvmprof_func *x = *(const struct kvmprof_func *const *)a;
+	const struct kvmprof_func *y = *(const struct kvmprof_func *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * A Linux profile=N buffer, reported as readprofile does: per function
+ * with ticks, in address order, its ticks, name and load (ticks per byte of
+ * the function, up to the next symbol); then *unknown* (the last bin,
+ * samples outside the text) and the total (load over the whole text).
+ * --json: step, total, unknown and the functions busiest first.
+ */
+static int
+readprofile_report(kvs_t *kd, const struct opts *o, kvmprof_gmon_t *g)
+{
+	kvmprof_flat_t *flat = kvmprof_gmon_flat(g, kd);
+	const struct kvmprof_func **byaddr;
+	uint64_t total, unknown, text = kvmprof_gmon_highpc(g) - kvmprof_gmon_lowpc(g);
+	size_t i, nf;
+	int rc;
+
+	byaddr = flat != NULL ? calloc(kvmprof_flat_count(flat) + 1, sizeof(*byaddr)) : NULL;
+	if (byaddr == NULL) {
+		fprintf(stderr, "kvmstat: out of memory\n");
+		kvmprof_flat_free(flat);
+		kvmprof_gmon_free(g);
+		return 1;
+	}
+	nf = kvmprof_flat_count(flat);
+	total = kvmprof_flat_total(flat);
+	unknown = kvmprof_flat_unknown(flat);
+	if (o->json) {
+		struct emitter e;
+		json_t *jf = json_array();
+		emit_init(&e, true, stdout);
+		json_object_set_new(emit_json_root(&e), "step",
+		    json_integer((json_int_t)kvmprof_gmon_binsize(g)));
+		json_object_set_new(emit_json_root(&e), "total", json_integer((json_int_t)total));
+		json_object_set_new(emit_json_root(&e), "unknown", json_integer((json_int_t)unknown));
+		for (i = 0; i < nf; i++) {
+			const struct kvmprof_func *fn = kvmprof_flat_get(flat, i);
+			json_t *r = json_object();
+			char a[32];
+			snprintf(a, sizeof(a), "0x%016" PRIx64, fn->addr);
+			json_object_set_new(r, "function", json_string(fn->name));
+			json_object_set_new(r, "address", json_string(a));
+			json_object_set_new(r, "ticks", json_integer((json_int_t)fn->ticks));
+			json_object_set_new(r, "load", json_real(fn->size ? (double)fn->ticks /
+			    (double)fn->size : 0.0));
+			json_array_append_new(jf, r);
+		}
+		json_object_set_new(emit_json_root(&e), "functions", jf);
+		rc = emit_finish(&e);
+	} else {
+		for (i = 0; i < nf; i++)
+			byaddr[i] = kvmprof_flat_get(flat, i);
+		qsort(byaddr, nf, sizeof(*byaddr), cmp_func_addr);
+		for (i = 0; i < nf; i++)
+			printf("%6" PRIu64 " %-40s %8.4f\n", byaddr[i]->ticks, byaddr[i]->name,
+			    byaddr[i]->size ? (double)byaddr[i]->ticks / (double)byaddr[i]->size : 0.0);
+		if (unknown)
+			printf("%6" PRIu64 " %-40s %8.4f\n", unknown, "*unknown*", 0.0);
+		printf("%6" PRIu64 " %-40s %8.4f\n", total, "total",
+		    text ? (double)total / (double)text : 0.0);
+		rc = fflush(stdout) == 0 ? 0 : 1;
+	}
+	free(byaddr);
+	kvmprof_flat_free(flat);
+	kvmprof_gmon_free(g);
+	return rc;
+}
+
 int
 cmd_profile(kvs_t *kd, const struct opts *o)
 {
-	kvmprof_gmon_t *g = read_gmon(kd);
+	kvmprof_gmon_t *g = read_gmon(kd, o->json);
 	kvmprof_flat_t *flat;
 	const struct kvmprof_func *fn;
 	size_t i, nf, na;
@@ -101,6 +180,8 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 
 	if (g == NULL)
 		return 1;
+	if (kvmprof_gmon_format(g) == KVMPROF_FMT_READPROFILE)
+		return readprofile_report(kd, o, g);
 	na = kvmprof_gmon_narcs(g);
 	flat = kvmprof_gmon_flat(g, kd);
 	arcs = calloc(na + 1, sizeof(*arcs));
@@ -130,7 +211,7 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		for (i = 0; i < nf; i++) {
 			json_t *r = json_object();
 			fn = kvmprof_flat_get(flat, i);
-			json_object_set_new(r, "name", json_string(fn->name));
+			json_object_set_new(r, "name", json_dumpstr(fn->name));
 			json_object_set_new(r, "ticks", json_integer((json_int_t)fn->ticks));
 			json_object_set_new(r, "percent", json_real(total ? 100.0 * fn->ticks / total : 0));
 			json_object_set_new(r, "seconds", json_real(fn->ticks / hz));
@@ -139,11 +220,11 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		}
 		for (i = 0; i < na && (int)i < top; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "from", json_string(where(kd, arcs[i].frompc, b1, sizeof(b1))));
-			json_object_set_new(r, "to", json_string(where(kd, arcs[i].selfpc, b2, sizeof(b2))));
-			json_object_set_new(r, "frompc", json_integer((json_int_t)arcs[i].frompc));
-			json_object_set_new(r, "selfpc", json_integer((json_int_t)arcs[i].selfpc));
-			json_object_set_new(r, "count", json_integer(arcs[i].count));
+			json_object_set_new(r, "from", json_dumpstr(where(kd, arcs[i].frompc, b1, sizeof(b1))));
+			json_object_set_new(r, "to", json_dumpstr(where(kd, arcs[i].selfpc, b2, sizeof(b2))));
+			json_object_set_new(r, "frompc", json_kaddr(arcs[i].frompc));
+			json_object_set_new(r, "selfpc", json_kaddr(arcs[i].selfpc));
+			json_object_set_new(r, "calls", json_integer(arcs[i].count));
 			json_array_append_new(ja, r);
 		}
 		json_object_set_new(emit_json_root(&e), "functions", jf);
@@ -152,6 +233,24 @@ cmd_profile(kvs_t *kd, const struct opts *o)
 		free(arcs);
 		kvmprof_gmon_free(g);
 		return emit_finish(&e);
+	}
+	if (o->csv) {
+		/* The flat profile, every function (--top limits the text). */
+		fputs("name,ticks,percent,seconds,calls", stdout);
+		csv_end(stdout);
+		for (i = 0; i < nf; i++) {
+			char name[1024];
+			fn = kvmprof_flat_get(flat, i);
+			csv_field(stdout, sanitize(name, sizeof(name), fn->name, strlen(fn->name),
+			    false), true);
+			printf(",%" PRIu64 ",%.4f,%.4f,%" PRIu64, fn->ticks,
+			    total ? 100.0 * fn->ticks / total : 0.0, fn->ticks / hz, fn->calls);
+			csv_end(stdout);
+		}
+		kvmprof_flat_free(flat);
+		free(arcs);
+		kvmprof_gmon_free(g);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	printf("kernel profile: profiling %s, %d Hz, %" PRIu64 " ticks (%.2f s)\n\n",
 	    state_name(kvmprof_gmon_state(g)), kvmprof_gmon_profrate(g), total, total / hz);

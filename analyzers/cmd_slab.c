@@ -18,7 +18,7 @@
 #include "memstat.h"
 
 static void
-print_error(kvs_t *kd, struct memory_type_list *l)
+print_error(kvs_t *kd, struct memory_type_list *l, bool json)
 {
 	int err = memstat_mtl_geterror(l);
 	const char *msg = err == MEMSTAT_ERROR_KVM || err == MEMSTAT_ERROR_VERSION ||
@@ -27,6 +27,8 @@ print_error(kvs_t *kd, struct memory_type_list *l)
 
 	fprintf(stderr, "kvmstat: slab: %s\n", sanitize(clean, sizeof(clean), msg,
 	    strlen(msg), false));
+	if (json)
+		json_error("read", msg);
 }
 
 int
@@ -51,7 +53,7 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		}
 	}
 	if (memstat_kvm_slab(l, kd) < 0) {
-		print_error(kd, l);
+		print_error(kd, l, o->json);
 		memstat_mtl_free(l);
 		return 1;
 	}
@@ -82,14 +84,10 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		json_t *arr = json_array();
 		emit_init(&e, true, stdout);
 		for (i = 0; i < n; i++) {
-			char name[4 * MEMTYPE_MAXNAME], addr[24];
-			const char *nm = memstat_get_name(rows[i]);
 			json_t *r = json_object();
 			mt = rows[i];
-			snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
-			json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
-			    strlen(nm), false)));
-			json_object_set_new(r, "kaddr", json_string(addr));
+			json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+			json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
 #define U(k, v) json_object_set_new(r, k, json_integer((json_int_t)(v)))
 			U("object_size", memstat_get_size(mt));
 			U("size", memstat_get_rsize(mt));
@@ -98,7 +96,7 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			U("num_slabs", memstat_get_slab_numslabs(mt));
 			U("num_objs", memstat_get_slab_numobjs(mt));
 			U("active_objs", memstat_get_slab_active(mt));
-			U("allocated", memstat_get_count(mt));
+			U("count", memstat_get_count(mt));
 			U("free", memstat_get_free(mt));
 			U("bytes", memstat_get_bytes(mt));
 			U("cache_bytes", memstat_get_slab_numslabs(mt) *
@@ -109,15 +107,45 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			if (o->percpu) {
 				json_t *pc = json_array();
 				unsigned c, nc = memstat_get_maxcpus(mt);
-				for (c = 0; c < nc; c++)
-					json_array_append_new(pc, json_integer((json_int_t)
+				for (c = 0; c < nc; c++) {
+					json_t *cj = json_object();
+					json_object_set_new(cj, "cpu", json_integer(c));
+					json_object_set_new(cj, "free", json_integer((json_int_t)
 					    memstat_get_percpu_free(mt, (int)c)));
-				json_object_set_new(r, "percpu_free", pc);
+					json_array_append_new(pc, cj);
+				}
+				json_object_set_new(r, "percpu", pc);
 			}
 			json_array_append_new(arr, r);
 		}
 		json_object_set_new(emit_json_root(&e), "caches", arr);
 		rc = emit_finish(&e);
+	} else if (o->csv) {
+		fputs("name,kaddr,object_size,size,objects_per_slab,pages_per_slab,num_slabs,"
+		    "num_objs,active_objs,count,free,bytes,cache_bytes", stdout);
+		csv_end(stdout);
+		for (i = 0; i < n; i++) {
+			char name[4 * MEMTYPE_MAXNAME], addr[24];
+			const char *nm = memstat_get_name(rows[i]);
+			mt = rows[i];
+			snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
+			csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
+			csv_field(stdout, addr, false);
+			csv_u64(stdout, memstat_get_size(mt), false);
+			csv_u64(stdout, memstat_get_rsize(mt), false);
+			csv_u64(stdout, memstat_get_slab_objperslab(mt), false);
+			csv_u64(stdout, memstat_get_slab_pagesperslab(mt), false);
+			csv_u64(stdout, memstat_get_slab_numslabs(mt), false);
+			csv_u64(stdout, memstat_get_slab_numobjs(mt), false);
+			csv_u64(stdout, memstat_get_slab_active(mt), false);
+			csv_u64(stdout, memstat_get_count(mt), false);
+			csv_u64(stdout, memstat_get_free(mt), false);
+			csv_u64(stdout, memstat_get_bytes(mt), false);
+			csv_u64(stdout, memstat_get_slab_numslabs(mt) *
+			    memstat_get_slab_pagesperslab(mt) * 4096, false);
+			csv_end(stdout);
+		}
+		rc = fflush(stdout) == 0 ? 0 : 1;
 	} else if (crash) {
 		printf("CACHE             OBJSIZE  ALLOCATED     TOTAL  SLABS  SSIZE  NAME\n");
 		for (i = 0; i < n; i++) {

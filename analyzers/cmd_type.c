@@ -212,9 +212,7 @@ print_text(FILE *f, const char *name, const struct kvs_typeinfo *ti,
 static json_t *
 jstr(const char *s)
 {
-	char clean[4096];
-
-	return json_string(sanitize(clean, sizeof(clean), s, strlen(s), true));
+	return json_dumpstr(s);
 }
 
 /* The members of one level, as a JSON array. */
@@ -250,20 +248,20 @@ json_level(const struct tlist *l, size_t *i, unsigned depth)
 int
 cmd_type(kvs_t *kd, const struct opts *o)
 {
-	json_t *root = NULL, *types = NULL;
+	json_t *root = NULL, *types = NULL, *errors = NULL;
 	char clean[4096];
 	int i, rc = 0;
 
-	if (o->nargs == 0) {
-		fprintf(stderr, "kvmstat: type needs a type name: kvmstat -N kernel "
-		    "type NAME...\n");
-		return 2;
-	}
+	if (o->nargs == 0)
+		return usage_error(o->json, "type needs a type name: kvmstat -N kernel "
+		    "type NAME...");
 	if (o->json) {
 		root = json_object();
 		types = json_array();
-		json_object_set_new(root, "schema", json_string("kvmstat/1"));
+		json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
 		json_object_set(root, "types", types);
+		errors = json_array();
+		json_object_set(root, "errors", errors);
 	}
 	for (i = 0; i < o->nargs; i++) {
 		const char *name = o->args[i];
@@ -275,6 +273,12 @@ cmd_type(kvs_t *kd, const struct opts *o)
 			const char *err = l.nomem ? "out of memory" : kvs_geterr(kd);
 			fprintf(stderr, "kvmstat: type %s: %s\n", sanitize(clean,
 			    sizeof(clean), name, strlen(name), false), err);
+			if (errors != NULL) {
+				json_t *e = json_object();
+				json_object_set_new(e, "name", jstr(name));
+				json_object_set_new(e, "message", jstr(err));
+				json_array_append_new(errors, e);
+			}
 			free(l.m);
 			rc = 1;
 			continue;
@@ -299,6 +303,7 @@ cmd_type(kvs_t *kd, const struct opts *o)
 			rc = 1;
 		putchar('\n');
 		json_decref(types);
+		json_decref(errors);
 		json_decref(root);
 	}
 	if (fflush(stdout) != 0)

@@ -31,6 +31,8 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 		char clean[4 * KVS_ERRBUF_SIZE];
 		fprintf(stderr, "kvmstat: zone: %s\n", sanitize(clean, sizeof(clean), msg,
 		    strlen(msg), false));
+		if (o->json)
+			json_error("read", msg);
 		memstat_mtl_free(l);
 		return 1;
 	}
@@ -42,31 +44,81 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 		if (nw > 0)
 			fprintf(stderr, "kvmstat: warning: %s%s\n", w, nw > 1 ? " (and more)" : "");
 	}
+	if (o->csv) {
+		fputs("name,kaddr,size,limit,count,free,requests,frees,failures,sleeps,xdomain,"
+		    "bytes", stdout);
+		csv_end(stdout);
+		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
+			char name[4 * MEMTYPE_MAXNAME + 1], addr[24];
+			const char *nm = memstat_get_name(mt);
+			snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
+			csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
+			csv_field(stdout, addr, false);
+			csv_u64(stdout, memstat_get_size(mt), false);
+			csv_u64(stdout, memstat_get_countlimit(mt), false);
+			csv_u64(stdout, memstat_get_count(mt), false);
+			csv_u64(stdout, memstat_get_free(mt), false);
+			csv_u64(stdout, memstat_get_numallocs(mt), false);
+			csv_u64(stdout, memstat_get_numfrees(mt), false);
+			csv_u64(stdout, memstat_get_failures(mt), false);
+			csv_u64(stdout, memstat_get_sleeps(mt), false);
+			csv_u64(stdout, memstat_get_xdomain(mt), false);
+			csv_u64(stdout, memstat_get_bytes(mt), false);
+			csv_end(stdout);
+		}
+		memstat_mtl_free(l);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	if (o->json && o->libxo) {
+		/* FreeBSD's `vmstat -z --libxo json`: container
+		 * memory-zone-statistics, list zone, its key names. */
+		json_t *root = json_object(), *cont = json_object(), *list = json_array();
+		json_object_set_new(root, "__version", json_string("1"));
+		json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
+		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
+			json_t *r = json_object();
+			json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+#define U(k, f) json_object_set_new(r, k, json_integer((json_int_t)f(mt)))
+			U("size", memstat_get_size); U("limit", memstat_get_countlimit);
+			U("used", memstat_get_count); U("free", memstat_get_free);
+			U("requests", memstat_get_numallocs); U("fail", memstat_get_failures);
+			U("sleep", memstat_get_sleeps); U("xdomain", memstat_get_xdomain);
+#undef U
+			json_array_append_new(list, r);
+		}
+		json_object_set_new(cont, "zone", list);
+		json_object_set_new(root, "memory-zone-statistics", cont);
+		rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
+		putchar('\n');
+		json_decref(root);
+		memstat_mtl_free(l);
+		return rc == 0 && fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (o->json) {
 		struct emitter e;
 		json_t *arr = json_array();
 		emit_init(&e, true, stdout);
+		json_object_set_new(emit_json_root(&e), "format", json_string(fmt));
 		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
-			char name[4 * MEMTYPE_MAXNAME];
 			json_t *r = json_object();
-			const char *nm = memstat_get_name(mt);
-			json_object_set_new(r, "name", json_string(sanitize(name, sizeof(name), nm,
-			    strlen(nm), false)));
-			json_object_set_new(r, "kaddr", json_integer((json_int_t)memstat_get_kaddr(mt)));
+			json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+			json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
 #define U(k, f) json_object_set_new(r, k, json_integer((json_int_t)f(mt)))
 			U("size", memstat_get_size); U("rsize", memstat_get_rsize);
 			U("limit", memstat_get_countlimit); U("byteslimit", memstat_get_byteslimit);
-			U("used", memstat_get_count); U("free", memstat_get_free);
+			U("count", memstat_get_count); U("free", memstat_get_free);
+			U("bytes", memstat_get_bytes);
 			U("requests", memstat_get_numallocs); U("frees", memstat_get_numfrees);
 			U("failures", memstat_get_failures); U("sleeps", memstat_get_sleeps);
 			U("xdomain", memstat_get_xdomain); U("zonefree", memstat_get_zonefree);
-			U("kegfree", memstat_get_kegfree); U("bytes", memstat_get_bytes);
+			U("kegfree", memstat_get_kegfree);
 #undef U
 			{
 				json_t *doms = json_array();
 				unsigned d;
 				for (d = 0; d < memstat_get_ndomains(mt); d++) {
 					json_t *dj = json_object();
+					json_object_set_new(dj, "domain", json_integer(d));
 					json_object_set_new(dj, "zonefree", json_integer((json_int_t)memstat_get_domain_zonefree(mt, d)));
 					json_object_set_new(dj, "kegfree", json_integer((json_int_t)memstat_get_domain_kegfree(mt, d)));
 					json_array_append_new(doms, dj);
@@ -74,17 +126,17 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 				json_object_set_new(r, "domains", doms);
 			}
 			if (o->percpu) {
-				json_t *pc = json_object();
+				json_t *pc = json_array();
 				for (c = 0; c < memstat_get_maxcpus(mt); c++) {
-					char k[16];
-					snprintf(k, sizeof(k), "%u", c);
-					json_object_set_new(pc, k, json_integer((json_int_t)memstat_get_percpu_free(mt, (int)c)));
+					json_t *cj = json_object();
+					json_object_set_new(cj, "cpu", json_integer(c));
+					json_object_set_new(cj, "free", json_integer((json_int_t)memstat_get_percpu_free(mt, (int)c)));
+					json_array_append_new(pc, cj);
 				}
-				json_object_set_new(r, "percpu_free", pc);
+				json_object_set_new(r, "percpu", pc);
 			}
 			json_array_append_new(arr, r);
 		}
-		json_object_set_new(emit_json_root(&e), "format", json_string(fmt));
 		json_object_set_new(emit_json_root(&e), "zones", arr);
 		rc = emit_finish(&e);
 		memstat_mtl_free(l);

@@ -3,8 +3,9 @@
  *
  *   kvmstat [-M core] [-N kernel] [--raw] [--json] command [options]
  *
- * With neither -M nor -N it opens the bundled fixture dump, so a newcomer
- * sees real output at once.
+ * With neither -M nor -N it reads the running system as vmstat does (the
+ * booted kernel and live memory) or says what is missing; --demo opens the
+ * bundled demo dump, found beside the program or in its data directory.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -14,11 +15,10 @@
 
 #include "cli.h"
 
-#ifndef KVS_DEFAULT_KERNEL
-#define KVS_DEFAULT_KERNEL "fixtures/cores/fbsd14/kernel"
-#endif
-#ifndef KVS_DEFAULT_CORE
-#define KVS_DEFAULT_CORE "fixtures/cores/fbsd14/vmcore.minidump3"
+#include "sysdefault.h"
+
+#ifndef KVS_DEMO_DIR
+#define KVS_DEMO_DIR "/usr/local/share/kvmstat/demo"
 #endif
 
 /* Options a command accepts beyond the global ones (-M -N -K --raw
@@ -30,6 +30,13 @@ enum {
 	/* Not an option: the command needs -N only, and the kernel is opened
 	 * alone (KVS_O_KERNEL_ONLY), -M or not. */
 	A_KERNEL_ONLY = 1 << 8,
+	A_PHYS = 1 << 9,            /* rd -p */
+	A_CSV = 1 << 10,            /* --csv */
+	A_LIBXO = 1 << 11,          /* --libxo */
+	A_KERNEL_B = 1 << 12,       /* diff --kernel-b */
+	/* Not an option: the command opens its own handles (diff). */
+	A_NO_HANDLE = 1 << 13,
+	A_STATS = 1 << 14,          /* info --stats */
 };
 
 struct command {
@@ -42,23 +49,34 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", 0, NULL, "" },
+	{ "info", cmd_info, "dump format, kernel version, panic string, CPUs", A_STATS, NULL,
+	    "[--stats]" },
 	{ "dmesg", cmd_dmesg, "kernel message buffer", 0, NULL, "" },
 	{ "malloc", cmd_malloc, "malloc(9) types, as vmstat -m (alias -m)",
-	    A_FORMAT | A_SORT | A_PERCPU, "5|6|14",
-	    "[--format 5|6|14] [--sort name|inuse|memuse|requests] [--percpu]" },
-	{ "zone", cmd_zone, "UMA zones, as vmstat -z (alias -z)", A_FORMAT | A_PERCPU,
-	    "12|14|15", "[--format 12|14|15] [--percpu]" },
+	    A_FORMAT | A_SORT | A_PERCPU | A_CSV | A_LIBXO, "5|6|14",
+	    "[--format 5|6|14] [--sort name|inuse|memuse|requests] [--percpu] [--csv]\n"
+	    "             [--json [--libxo]]" },
+	{ "zone", cmd_zone, "UMA zones, as vmstat -z (alias -z)",
+	    A_FORMAT | A_PERCPU | A_CSV | A_LIBXO, "12|14|15",
+	    "[--format 12|14|15] [--percpu] [--csv] [--json [--libxo]]" },
 	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out", A_OUTPUT | A_FORCE,
 	    NULL, "-o FILE [-f]" },
-	{ "profile", cmd_profile, "flat kernel profile and top call arcs", A_TOP, NULL,
-	    "[--top N]" },
+	{ "profile", cmd_profile, "flat kernel profile and top call arcs", A_TOP | A_CSV,
+	    NULL, "[--top N] [--csv]" },
 	{ "probes", cmd_probes, "DTrace profile-provider probes", A_ALL, NULL, "[--all]" },
 	{ "profil", cmd_profil, "processes with profil(2) enabled", 0, NULL, "" },
-	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo", A_FORMAT | A_PERCPU,
-	    "slabinfo|crash", "[--format slabinfo|crash] [--percpu]" },
+	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo",
+	    A_FORMAT | A_PERCPU | A_CSV, "slabinfo|crash",
+	    "[--format slabinfo|crash] [--percpu] [--csv]" },
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
 	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
+	{ "rd", cmd_rd, "memory as 8-byte words and ASCII, as crash's rd",
+	    A_ARGS | A_PHYS | A_OUTPUT, NULL,
+	    "[-p] ADDRESS|SYMBOL[+OFF] [COUNT] [-o FILE]\n"
+	    "             (-p physical; COUNT words, default 1; -o writes the raw bytes)" },
+	{ "diff", cmd_diff, "what grew between two dumps (or saved --json outputs)",
+	    A_ARGS | A_KERNEL_B | A_NO_HANDLE, NULL,
+	    "CORE_A CORE_B [--kernel-b KERNEL]  (-N is CORE_A's kernel)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -73,10 +91,12 @@ usage(FILE *f)
 	    "  -N kernel    kernel ELF with symbols (DWARF inside or in kernel.debug)\n"
 	    "  --raw        treat the core as a raw physical-memory image\n"
 	    "  --no-verify  do not check that the kernel matches the dump\n"
-	    "  --json       machine-readable output\n"
+	    "  --json       machine-readable output (schema kvmstat/1, docs/json.md)\n"
+	    "  --demo       the bundled demo dump (a FreeBSD 14 minidump)\n"
 	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
 	    "  --module-dir DIR  every loaded module found in DIR\n"
-	    "  With neither -M nor -N the bundled fixture dump is used.\n\ncommands:\n");
+	    "  With neither -M nor -N: the running system (booted kernel, /dev/mem).\n"
+	    "\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s%s%s\n", commands[i].name, commands[i].help,
 		    commands[i].usage[0] ? "\n             " : "", commands[i].usage);
@@ -95,9 +115,40 @@ find_command(const char *name)
 	return NULL;
 }
 
+/* An error document under --json: {"schema", "error": {"code", "message"}}
+ * on stdout. */
+void
+json_error(const char *code, const char *msg)
+{
+	char clean[2048];
+	json_t *root = json_object(), *e = json_object();
+	char *text;
+
+	json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
+	json_object_set_new(e, "code", json_string(code));
+	json_object_set_new(e, "message", json_string(sanitize(clean, sizeof(clean), msg,
+	    strlen(msg), true)));
+	json_object_set_new(root, "error", e);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (text != NULL)
+		printf("%s\n", text);
+	free(text);
+	json_decref(root);
+}
+
+/* A run-time failure before any command ran: the message, exit status 1. */
+static int
+fail_json(bool json, const char *code, const char *msg)
+{
+	fprintf(stderr, "kvmstat: %s\n", msg);
+	if (json)
+		json_error(code, msg);
+	return 1;
+}
+
 /* A usage error: one line saying why, then the usage; exit status 2.  Under
  * --json the error is a JSON document on stdout as well. */
-static int
+int
 usage_error(bool json, const char *fmt, ...)
 {
 	char msg[512];
@@ -107,15 +158,9 @@ usage_error(bool json, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "kvmstat: %s\n", msg);
-	if (json) {
-		json_t *root = json_pack("{s:{s:s,s:s}}", "error", "code", "usage",
-		    "message", msg);
-		char *text = json_dumps(root, JSON_INDENT(2));
-		if (text != NULL)
-			printf("%s\n", text);
-		free(text);
-		json_decref(root);
-	} else
+	if (json)
+		json_error("usage", msg);
+	else
 		usage(stderr);
 	return 2;
 }
@@ -145,6 +190,8 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ A_FORMAT, "--format" }, { A_SORT, "--sort" }, { A_PERCPU, "--percpu" },
 		{ A_ALL, "--all" }, { A_TOP, "--top" }, { A_OUTPUT, "-o" }, { A_FORCE, "-f" },
+		{ A_PHYS, "-p" }, { A_CSV, "--csv" }, { A_LIBXO, "--libxo" },
+		{ A_KERNEL_B, "--kernel-b" },
 	};
 	size_t i;
 
@@ -166,6 +213,12 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 	}
 	if (o->nargs > 0 && !(c->accepts & A_ARGS))
 		return usage_error(o->json, "%s takes no argument '%s'", c->name, o->args[0]);
+	if (o->csv && o->json)
+		return usage_error(o->json, "--csv and --json cannot be combined");
+	if (o->libxo && !o->json)
+		return usage_error(o->json, "--libxo goes with --json");
+	if (o->demo && (o->core != NULL || o->kernel != NULL))
+		return usage_error(o->json, "--demo cannot be combined with -M or -N");
 	return 0;
 }
 
@@ -179,15 +232,8 @@ open_handle(const struct opts *o)
 	if (kd == NULL) {
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), errbuf,
 		    strlen(errbuf), false));
-		if (o->json) {
-			json_t *root = json_pack("{s:{s:s,s:s}}", "error", "code", "open",
-			    "message", errbuf);
-			char *text = root != NULL ? json_dumps(root, JSON_INDENT(2)) : NULL;
-			if (text != NULL)
-				printf("%s\n", text);
-			free(text);
-			json_decref(root);
-		}
+		if (o->json)
+			json_error("open", errbuf);
 	}
 	return kd;
 }
@@ -209,7 +255,7 @@ add_modules(kvs_t *kd, const struct opts *o, bool want)
 	if (o->moddir != NULL) {
 		if (kvs_add_module_dir(kd, o->moddir) < 0)
 			goto fail;
-	} else if (want && o->nmodules == 0) {
+	} else if (want && o->nmodules == 0 && o->kernel != NULL) {
 		const char *slash = strrchr(o->kernel, '/');
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->kernel) : 1,
 		    slash ? o->kernel : ".");
@@ -223,7 +269,8 @@ fail:
 }
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
-	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION };
+	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
+	OPT_KERNEL_B, OPT_STATS };
 
 int
 main(int argc, char **argv)
@@ -240,9 +287,14 @@ main(int argc, char **argv)
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "demo", no_argument, NULL, OPT_DEMO },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "libxo", no_argument, NULL, OPT_LIBXO },
+		{ "kernel-b", required_argument, NULL, OPT_KERNEL_B },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .top = 20 };
+	char demo_kernel[4096], demo_core[4096], sys_kernel[4096];
 	const char *cmd = NULL, *top_arg = NULL;
 	const struct command *c = NULL;
 	unsigned given = 0;
@@ -254,9 +306,20 @@ main(int argc, char **argv)
 		if (strcmp(argv[ch], "--json") == 0)
 			o.json = true;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":M:N:mzo:fK:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":M:N:mzo:fK:hp", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'M': o.core = optarg; break;
+		case 'M':
+			/* -M repeated: the parts of one dump (a split kdump). */
+			if (o.core != NULL) {
+				size_t n = strlen(o.core) + strlen(optarg) + 2;
+				char *j = malloc(n);
+				if (j == NULL)
+					return usage_error(o.json, "out of memory");
+				snprintf(j, n, "%s,%s", o.core, optarg);
+				o.core = j;     /* lives as long as the process */
+			} else
+				o.core = optarg;
+			break;
 		case 'N': o.kernel = optarg; break;
 		case 'm':
 		case 'z':
@@ -267,6 +330,11 @@ main(int argc, char **argv)
 			break;
 		case 'o': o.output = optarg; given |= A_OUTPUT; break;
 		case 'f': o.force = true; given |= A_FORCE; break;
+		case 'p': o.phys = true; given |= A_PHYS; break;
+		case OPT_DEMO: o.demo = true; break;
+		case OPT_CSV: o.csv = true; given |= A_CSV; break;
+		case OPT_LIBXO: o.libxo = true; given |= A_LIBXO; break;
+		case OPT_KERNEL_B: o.kernel_b = optarg; given |= A_KERNEL_B; break;
 		case 'K':
 			if (o.nmodules < (int)(sizeof(o.modules) / sizeof(o.modules[0])))
 				o.modules[o.nmodules++] = optarg;
@@ -280,6 +348,7 @@ main(int argc, char **argv)
 		case OPT_ALL: o.all = true; given |= A_ALL; break;
 		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
+		case OPT_STATS: o.stats = true; given |= A_STATS; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -294,6 +363,7 @@ main(int argc, char **argv)
 		cmd = argv[optind++];
 	if (cmd == NULL)
 		cmd = "info";
+	o.argv0 = argv[0];
 	o.args = argv + optind;
 	o.nargs = argc - optind;
 	if (strcmp(cmd, "help") == 0) {
@@ -308,21 +378,29 @@ main(int argc, char **argv)
 		return 0;
 	}
 	c = find_command(cmd);
-	if (c == NULL) {
-		fprintf(stderr, "kvmstat: unknown command '%s'\n", cmd);
-		usage(stderr);
-		return 2;
-	}
+	if (c == NULL)
+		return usage_error(o.json, "unknown command '%s'", cmd);
 	if ((rc = check_options(c, &o, given, top_arg)) != 0)
 		return rc;
-	if (o.core == NULL && o.kernel == NULL) {
-		o.core = KVS_DEFAULT_CORE;
-		o.kernel = KVS_DEFAULT_KERNEL;
-	} else if (o.kernel == NULL) {
-		fprintf(stderr, "kvmstat: -M needs -N kernel\n");
-		return 2;
+	if (c->accepts & A_NO_HANDLE)
+		return c->fn(NULL, &o);
+	if (o.demo) {
+		if (sys_demo_paths(argv[0], KVS_DEMO_DIR, demo_kernel, demo_core,
+		    sizeof(demo_kernel)) != 0)
+			return fail_json(o.json, "demo", demo_kernel);
+		o.kernel = demo_kernel;
+		o.core = demo_core;
+	} else if (o.kernel == NULL && o.core == NULL) {
+		/* As vmstat: the booted kernel and the live memory device (the
+		 * library's default core).  -M alone keeps no kernel: the dump's
+		 * own symbols and types are used where it has them. */
+		if (sys_default_kernel(sys_kernel, sizeof(sys_kernel)) != 0)
+			return fail_json(o.json, "open", sys_kernel);
+		o.kernel = sys_kernel;
 	}
-	if (c->accepts & A_KERNEL_ONLY)
+	/* -M alone: the dump's own symbols and types (a Linux dump with
+	 * VMCOREINFO); a kernel-only command then reads them from the dump. */
+	if ((c->accepts & A_KERNEL_ONLY) && o.kernel != NULL)
 		o.open_flags |= KVS_O_KERNEL_ONLY;
 	kd = open_handle(&o);
 	if (kd == NULL)

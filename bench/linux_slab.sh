@@ -2,7 +2,8 @@
 # linux_slab.sh [CAPTURE_DIR] - time to the full SLUB table on one real Linux
 # dump, side by side in one run: kvmstat, drgn (python3-drgn, the same exact
 # arithmetic in tests/linux/oracle_drgn.py without its page walk and profile)
-# and crash (`kmem -s`).  Warm page cache, hyperfine medians; peak RSS from
+# and crash (`kmem -s`); kvmstat also with no debug file (no -N: kallsyms and
+# BTF read from the dump), which drgn 0.0.22 cannot do at all.  Warm page cache, hyperfine medians; peak RSS from
 # /usr/bin/time.  Prints a Markdown table with ratios against drgn.
 # The capture comes from tests/linux/capture.sh (default: the nokaslr one in
 # the download cache).  Not a test: timings move 2x on this machine.
@@ -24,10 +25,20 @@ printf 'kmem -s\nquit\n' >"$tmp/crash.cmds"
 
 declare -A CMD
 CMD[kvmstat (phys ELF)]="$K -N $V -M $C/vmcore.elf slab"
+# No debug file: kallsyms and BTF from the dump itself.
+CMD[kvmstat no -N (phys ELF)]="$K -M $C/vmcore.elf slab"
+CMD[kvmstat no -N (kdump -d 31)]="$K -M $C/vmcore.mdf-d31 slab"
+CMD[kvmstat (kdump -d 31)]="$K -N $V -M $C/vmcore.mdf-d31 slab"
+CMD[drgn (kdump -d 31)]="/usr/bin/python3 tests/linux/oracle_drgn.py $C/vmcore.mdf-d31 $V --no-profile --no-page-walk"
 CMD[kvmstat (paging ELF)]="$K -N $V -M $C/vmcore.elf-paging slab"
 CMD[drgn (paging ELF)]="/usr/bin/python3 tests/linux/oracle_drgn.py $C/vmcore.elf-paging $V --no-profile --no-page-walk"
 CMD[crash (phys ELF)]="crash -s -i $tmp/crash.cmds $V $C/vmcore.elf"
-order=("kvmstat (phys ELF)" "kvmstat (paging ELF)" "drgn (paging ELF)" "crash (phys ELF)")
+order=("kvmstat (phys ELF)" "kvmstat no -N (phys ELF)" "kvmstat (paging ELF)"
+	"kvmstat (kdump -d 31)" "kvmstat no -N (kdump -d 31)" "drgn (paging ELF)"
+	"drgn (kdump -d 31)" "crash (phys ELF)")
+# BENCH_QUICK=1: kvmstat with and without the debug file beside drgn only.
+[ "${BENCH_QUICK:-0}" = 1 ] && order=("kvmstat (phys ELF)" "kvmstat no -N (phys ELF)"
+	"kvmstat (kdump -d 31)" "kvmstat no -N (kdump -d 31)" "drgn (paging ELF)")
 
 declare -A MED RSS
 for name in "${order[@]}"; do

@@ -9,10 +9,10 @@
 
 #include "escape.h"
 
-/* Length of a valid UTF-8 sequence at s (1..4) that is not a C1 control,
- * or 0 if the bytes are not acceptable. */
+/* Length of a valid UTF-8 sequence at s (1..4) that is not a C1 control
+ * (unless c1 is true), or 0 if the bytes are not acceptable. */
 static size_t
-utf8_ok(const unsigned char *s, size_t n)
+utf8_ok(const unsigned char *s, size_t n, bool c1)
 {
 	size_t len, i;
 	uint32_t cp;
@@ -39,13 +39,15 @@ utf8_ok(const unsigned char *s, size_t n)
 	}
 	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
 	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0xd800 && cp <= 0xdfff) || (!c1 && cp >= 0x80 && cp <= 0x9f))
 		return 0;
 	return len;
 }
 
-char *
-sanitize(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_newlines)
+/* keep_ctl: control characters are kept (the JSON encoder escapes them). */
+static char *
+escape(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_newlines,
+    bool keep_ctl)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0, o = 0;
@@ -53,8 +55,8 @@ sanitize(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_new
 	if (dstlen == 0)
 		return dst;
 	while (i < srclen && s[i] != '\0') {
-		size_t n = utf8_ok(s + i, srclen - i);
-		bool ctl = s[i] < 0x20 || s[i] == 0x7f;
+		size_t n = utf8_ok(s + i, srclen - i, keep_ctl);
+		bool ctl = !keep_ctl && (s[i] < 0x20 || s[i] == 0x7f);
 
 		if (keep_newlines && (s[i] == '\n' || s[i] == '\t'))
 			ctl = false;
@@ -77,6 +79,18 @@ sanitize(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_new
 	}
 	dst[o] = '\0';
 	return dst;
+}
+
+char *
+sanitize(char *dst, size_t dstlen, const char *src, size_t srclen, bool keep_newlines)
+{
+	return escape(dst, dstlen, src, srclen, keep_newlines, false);
+}
+
+char *
+sanitize_json(char *dst, size_t dstlen, const char *src, size_t srclen)
+{
+	return escape(dst, dstlen, src, srclen, true, true);
 }
 
 void

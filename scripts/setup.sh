@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(gcc python3 meson ninja-build pkg-config libelf-dev libdwarf-dev libbpf-dev zlib1g-dev
-      libzstd-dev liblzo2-dev libsnappy-dev libjansson-dev check libncurses-dev gdb binutils tmux)
+      libzstd-dev liblzo2-dev libsnappy-dev libjansson-dev check libncurses-dev gdb binutils tmux mandoc
+      python3-jsonschema)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "kvmstat.h"
+#include "memstat.h"
 #include "testutil.h"
 
 static const char *const cores[] = {
@@ -64,11 +66,13 @@ START_TEST(truncated)
 		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)",
 		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)",
 		  "segment 0 (physical 0x0, 0x9f000 bytes at offset 0x1000) past end of file (%zu bytes)" },
-		{ "empty file", "physical 0x2030a0 beyond the image (0x%zx bytes)",
+		/* raw: a cut to whole pages is a smaller image; any other cut is
+		 * no image at all. */
+		{ "empty file", "at %zu bytes, not whole 4 KiB pages, not a raw memory image",
+		  "at %zu bytes, not whole 4 KiB pages, not a raw memory image",
 		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
-		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
-		  "physical 0x2030a0 beyond the image (0x%zx bytes)",
-		  "physical 0x2030a0 beyond the image (0x%zx bytes)" },
+		  "at %zu bytes, not whole 4 KiB pages, not a raw memory image",
+		  "at %zu bytes, not whole 4 KiB pages, not a raw memory image" },
 	};
 	const char *src = fixture_path(cores[_i]);
 	const char *dst = path_join(test_tmpdir(), "trunc");
@@ -226,6 +230,28 @@ START_TEST(not_dumps)
 	expect_open_fails(kernel(), dir, 0, "is a directory");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	expect_open_fails(kernel(), fifo, 0, "FIFO");          /* must not block */
+	/* A FIFO, a directory or a device as the kernel or a module: refused
+	 * at once (a FIFO used to block the open until a writer came). */
+	expect_open_fails(fifo, fixture_path(cores[2]), 0, "not a regular file (a FIFO)");
+	expect_open_fails(dir, fixture_path(cores[2]), 0, "not a regular file (a directory)");
+	expect_open_fails("/dev/null", fixture_path(cores[2]), 0,
+	    "kernel /dev/null: not a regular file (a character device)");
+	{
+		char err[KVS_ERRBUF_SIZE] = "";
+		const char *mods = path_join(dir, "mods");
+		const char *ko = path_join(mods, "dtrace.ko");   /* loaded in the dump */
+		kvs_t *kd = kvs_open(kernel(), fixture_path(cores[2]), 0, err);
+
+		ck_assert_msg(kd != NULL, "%s", err);
+		ck_assert_int_eq(mkdir(mods, 0700), 0);
+		ck_assert_int_eq(mkfifo(ko, 0600), 0);
+		ck_assert_int_eq(kvs_add_module(kd, ko), -1);
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_FORMAT);
+		ck_assert_msg(strstr(kvs_geterr(kd), "module") != NULL &&
+		    strstr(kvs_geterr(kd), "not a regular file (a FIFO)") != NULL,
+		    "%s", kvs_geterr(kd));
+		kvs_close(kd);
+	}
 	expect_open_fails(kernel(), "/nonexistent/vmcore", 0, "No such file");
 	expect_open_fails(kernel(), kernel(), 0, "not a core dump");
 	ck_assert_int_eq(write_file(txt, "hello\n", 6), 0);
@@ -381,6 +407,201 @@ START_TEST(string_into_unmapped_page)
 }
 END_TEST
 
+/*
+ * A dump cut short while a handle has it open (kvmtop over a file another
+ * process truncates): the next refresh fails, naming the file and the
+ * cause, over the last good values; nothing touches the mapping past the
+ * new end (that would be SIGBUS, which check's fork reports as a failure).
+ */
+START_TEST(shrinks_while_open)
+{
+	const char *copy = path_join(test_tmpdir(), "shrinking");
+	struct memory_type_list *mtl = memstat_mtl_alloc();
+	struct memory_type *mt;
+	uint64_t allocs_before = 0, allocs_after = 0;
+	char err[KVS_ERRBUF_SIZE] = "";
+	char *text = NULL;
+	size_t len = 0;
+	int n = 0;
+	kvs_t *kd;
+
+	ck_assert_int_eq(copy_prefix(fixture_path(cores[_i]), copy, SIZE_MAX), 0);
+	kd = kvs_open(kernel(), copy, 0, err);
+	ck_assert_msg(kd != NULL, "%s: %s", cores[_i], err);
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), 0);
+	for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt), n++)
+		allocs_before += memstat_get_numallocs(mt);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(truncate(copy, 8192), 0);
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), -1);
+	if (_i < 4) {     /* mapped formats: the whole file is refused */
+		ck_assert_int_eq(kvs_errstatus(kd), KVS_E_TRUNCATED);
+		ck_assert_msg(strstr(kvs_geterr(kd), "shrank from") != NULL &&
+		    strstr(kvs_geterr(kd), copy) != NULL &&
+		    strstr(kvs_geterr(kd), "to 8192 bytes while open") != NULL,
+		    "%s: '%s'", cores[_i], kvs_geterr(kd));
+		ck_assert_int_eq(kvs_msgbuf(kd, &text, &len), -1);
+		ck_assert_msg(strstr(kvs_geterr(kd), "shrank from") != NULL, "%s", kvs_geterr(kd));
+		free(text);
+		ck_assert_int_eq(kvs_read(kd, 0xffffffff80000000ULL, &len, 8), -1);
+	} else {          /* raw reads what is left: past it, beyond the image */
+		ck_assert_msg(strstr(kvs_geterr(kd), "beyond the image (0x2000 bytes)") != NULL,
+		    "%s", kvs_geterr(kd));
+	}
+	/* The failed refresh left the last good values. */
+	for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt), n--)
+		allocs_after += memstat_get_numallocs(mt);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(allocs_after, allocs_before);
+	memstat_mtl_free(mtl);
+	kvs_close(kd);
+	unlink(copy);
+}
+END_TEST
+
+/* Run kvmstat; its exit status in *st, its output (stdout and stderr). */
+static char *
+kvmstat(const char *args, int *st)
+{
+	char cmd[9000];
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", build_path("analyzers/kvmstat"), args);
+	return run_capture(cmd, st);
+}
+
+/*
+ * A valid zstd frame holding src's bytes in stored (raw) blocks, written
+ * by hand so no zstd program is needed: magic, a single-segment header
+ * with the 8-byte content size, then blocks of at most 128 KiB, each a
+ * 3-byte header (last flag, type 0 = raw, size) and the bytes.
+ */
+static void
+zstd_stored(const char *src, const char *dst)
+{
+	size_t len, off = 0, o = 0;
+	uint8_t *in = read_file(src, &len);
+	uint8_t *out = malloc(len + len / 4096 + 64);
+
+	ck_assert(in != NULL && out != NULL);
+	memcpy(out, "\x28\xb5\x2f\xfd\xe0", 5);
+	o = 5;
+	for (int k = 0; k < 8; k++)
+		out[o++] = (uint8_t)((uint64_t)len >> (8 * k));
+	do {
+		size_t n = len - off < 131072 ? len - off : 131072;
+		uint32_t h = (uint32_t)(n << 3) | (off + n == len ? 1u : 0u);
+		out[o++] = (uint8_t)h;
+		out[o++] = (uint8_t)(h >> 8);
+		out[o++] = (uint8_t)(h >> 16);
+		memcpy(out + o, in + off, n);
+		o += n;
+		off += n;
+	} while (off < len);
+	ck_assert_int_eq(write_file(dst, out, o), 0);
+	free(in);
+	free(out);
+}
+
+/* Inputs that used to get a message about something else (page tables,
+ * the kernel, the UMA layout): each now names the file and the real cause. */
+START_TEST(real_causes)
+{
+	const char *dir = test_tmpdir();
+	const char *tiny = path_join(dir, "tiny"), *nodwarf = path_join(dir, "kernel.nodwarf");
+	static const struct { const char *name, *magic, *want; size_t len; } packed[] = {
+		{ "x.xz", "\xfd" "7zXZ\0", "xz-compressed data, not a dump: decompress it first (unxz)", 6 },
+		{ "x.bz2", "BZh9", "bzip2-compressed data, not a dump: decompress it first (bunzip2)", 4 },
+		{ "x.lz4", "\x04\x22\x4d\x18", "lz4-compressed data, not a dump: decompress it first (unlz4)", 4 },
+	};
+	char cmd[8192], err[KVS_ERRBUF_SIZE], buf[8192];
+	struct memory_type_list *mtl;
+	char *out;
+	size_t i;
+	kvs_t *kd;
+	int st;
+
+	/* Character devices that are no memory. */
+	expect_open_fails(kernel(), "/dev/zero", 0,
+	    "dump /dev/zero: is the device /dev/zero, not memory (live memory is /dev/mem)");
+	expect_open_fails(kernel(), "/dev/null", 0,
+	    "dump /dev/null: is the device /dev/null, not memory");
+	/* --raw on a format that is not raw. */
+	for (i = 0; i < 4; i++) {
+		snprintf(buf, sizeof(buf), "dump %s is in the %s dump format, not a raw memory "
+		    "image: open it without --raw", fixture_path(cores[i]), i < 3 ? "minidump" : "elf");
+		expect_open_fails(kernel(), fixture_path(cores[i]), KVS_O_RAW, buf);
+	}
+	/* Not whole pages, so not a raw image (unless asked for). */
+	ck_assert_int_eq(copy_prefix(fixture_path("fbsd14/mem.raw"), tiny, 100), 0);
+	snprintf(buf, sizeof(buf), "dump %s: no dump format kvmstat reads, and at 100 bytes, "
+	    "not whole 4 KiB pages, not a raw memory image either", tiny);
+	expect_open_fails(kernel(), tiny, 0, buf);
+	expect_open_fails(kernel(), tiny, KVS_O_RAW, "beyond the image (0x64 bytes)");
+	/* Compressed files no source reads. */
+	for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++) {
+		const char *f = path_join(dir, packed[i].name);
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, packed[i].magic, packed[i].len);
+		ck_assert_int_eq(write_file(f, buf, sizeof(buf)), 0);
+		expect_open_fails(kernel(), f, 0, packed[i].want);
+	}
+	/* gzip and zstd: read by a source where there is one, else the same. */
+	for (i = 0; i < 2; i++) {
+		const char *f = path_join(dir, i ? "m.zst" : "m.gz");
+		if (i)
+			zstd_stored(fixture_path(cores[2]), f);
+		else {
+			snprintf(cmd, sizeof(cmd), "gzip -c %s > %s", fixture_path(cores[2]), f);
+			ck_assert_msg(system(cmd) == 0, "%s", cmd);
+		}
+		kd = kvs_open(kernel(), f, 0, err);
+		if (kd == NULL)
+			ck_assert_msg(strstr(err, i ? "zstd-compressed data, not a dump: decompress it first"
+			    : "gzip-compressed data, not a dump: decompress it first") != NULL, "%s", err);
+		kvs_close(kd);
+	}
+	/* No -M: the default and why it failed. */
+	kd = kvs_open(kernel(), NULL, 0, err);
+	if (kd == NULL)
+		ck_assert_msg(strstr(err, "no dump given (-M), so live memory, /dev/mem, was tried: ")
+		    == err, "%s", err);
+	kvs_close(kd);
+	out = kvmstat(" -N /nonexistent/kernel info", &st);
+	ck_assert_int_ne(st, 0);
+	ck_assert_msg(strstr(out, "kernel /nonexistent/kernel: No such file") != NULL, "%s", out);
+	free(out);
+
+	/* A kernel without DWARF: zone says which types are missing. */
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug %s %s", kernel(), nodwarf);
+	ck_assert_msg(system(cmd) == 0, "objcopy is needed: %s", cmd);
+	snprintf(cmd, sizeof(cmd), "-N %s -M %s zone", nodwarf, fixture_path(cores[2]));
+	out = kvmstat(cmd, &st);
+	ck_assert_int_ne(st, 0);
+	ck_assert_msg(strstr(out, "zone: UMA layout: the types struct uma_zone, struct uma_keg and "
+	    "struct uma_cache are needed: kernel ") != NULL && strstr(out, "no DWARF") != NULL,
+	    "%s", out);
+	free(out);
+
+	/* --no-verify with the wrong kernel: malloc fails, non-zero, no table. */
+	snprintf(cmd, sizeof(cmd), "-N %s -M %s --no-verify malloc", kernel(),
+	    fixture_path("fbsd12/vmcore.minidump2"));
+	out = kvmstat(cmd, &st);
+	ck_assert_int_ne(st, 0);
+	ck_assert_msg(strstr(out, "Type InUse") == NULL, "%s", out);
+	ck_assert_msg(strstr(out, "is NULL: no malloc type is registered, so the kernel ") != NULL &&
+	    strstr(out, "does not match the dump") != NULL, "%s", out);
+	free(out);
+	kd = kvs_open(kernel(), fixture_path("fbsd12/vmcore.minidump2"), KVS_O_NOVERIFY, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	mtl = memstat_mtl_alloc();
+	ck_assert_int_eq(memstat_kvm_malloc(mtl, kd), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_MISMATCH);
+	ck_assert_ptr_null(memstat_mtl_first(mtl));
+	memstat_mtl_free(mtl);
+	kvs_close(kd);
+}
+END_TEST
+
 /* Checksums of every fixture dump, taken before and after the suite. */
 static uint64_t
 sum_file(const char *path)
@@ -414,6 +635,8 @@ main(void)
 	tcase_add_test(tc, wrong_kernel);
 	tcase_add_loop_test(tc, bad_reads, 0, 5);
 	tcase_add_test(tc, string_into_unmapped_page);
+	tcase_add_loop_test(tc, shrinks_while_open, 0, 5);
+	tcase_add_test(tc, real_causes);
 	suite_add_tcase(s, tc);
 	uint64_t before[5], after;
 	size_t i;

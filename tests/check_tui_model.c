@@ -139,6 +139,30 @@ START_TEST(no_reallocation_per_tick)
 }
 END_TEST
 
+/* An empty list (no kernel types yet, or a filter matching nothing): no
+ * rows, and no qsort over a NULL array (UBSan's nonnull check, issue 14). */
+START_TEST(empty_list)
+{
+	struct model m;
+
+	ck_assert_int_eq(model_init(&m), 0);
+	ck_assert_ptr_null(m.rows);
+	model_update(&m, true, NULL, 1.0, 0.1);
+	ck_assert_uint_eq(m.nrows, 0);
+	model_set_sort(&m, COL_NAME);
+	model_set_allocator(&m, ALLOCATOR_UMA);
+	ck_assert_uint_eq(m.nrows, 0);
+	ck_assert_int_eq(m.sort, COL_NAME);             /* zones have names: kept */
+	model_set_allocator(&m, ALLOCATOR_MALLOC);
+	model_set_sort(&m, COL_SIZES);
+	model_set_allocator(&m, ALLOCATOR_UMA);
+	ck_assert_int_eq(m.sort, COL_MEMUSE);           /* zones have no SIZES */
+	model_set_allocator(&m, ALLOCATOR_SLAB);
+	ck_assert_int_eq(m.sort, COL_CACHESIZE);        /* slabtop's default */
+	model_free(&m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -151,6 +175,7 @@ main(void)
 	tcase_add_test(tc, sort_and_filter);
 	tcase_add_test(tc, failed_refresh_keeps_rows);
 	tcase_add_test(tc, no_reallocation_per_tick);
+	tcase_add_test(tc, empty_list);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

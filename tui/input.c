@@ -63,12 +63,16 @@ input_key(struct tui *t, int key)
 		return ACT_RESCAN;
 	case '\t':
 	case 'z':
-		if (t->have_uma) {
-			t->model.allocator = t->model.allocator == ALLOCATOR_UMA ?
-			    ALLOCATOR_MALLOC : ALLOCATOR_UMA;
+		if (t->have_uma && t->have_malloc) {
+			model_set_allocator(&t->model, t->model.allocator == ALLOCATOR_UMA ?
+			    ALLOCATOR_MALLOC : ALLOCATOR_UMA);
 			t->sel = t->top = 0;
-			model_rebuild(&t->model);
 		}
+		return ACT_REDRAW;
+	case 'a':
+		t->model.show_addr = !t->model.show_addr;
+		if (t->model.sort == COL_ADDR && !t->model.show_addr)
+			model_set_allocator(&t->model, t->model.allocator);
 		return ACT_REDRAW;
 	case '/':
 		t->filtering = true;
@@ -125,16 +129,25 @@ input_key(struct tui *t, int key)
 		model_set_sort(&t->model, COL_INUSE);
 		return ACT_REDRAW;
 	case '<':
-		model_set_sort(&t->model, t->model.sort > 0 ? t->model.sort - 1 : COL_SIZES);
+	case '>': {
+		/* The next column of this view, wrapping around. */
+		const struct column *cols;
+		size_t n = model_columns(&t->model, &cols), i;
+		for (i = 0; i < n && cols[i].col != t->model.sort; i++)
+			;
+		i = i == n ? 0 : key == '>' ? (i + 1) % n : (i + n - 1) % n;
+		model_set_sort(&t->model, cols[i].col);
 		return ACT_REDRAW;
-	case '>':
-		model_set_sort(&t->model, (t->model.sort + 1) % COL__COUNT);
-		return ACT_REDRAW;
+	}
 	case KEY_RESIZE:
 		return ACT_REDRAW;
 	default:
-		if (key >= '1' && key <= '8') {
-			model_set_sort(&t->model, (enum col)(key - '1'));
+		if (key >= '1' && key <= '9') {
+			/* The n-th column of this view. */
+			const struct column *cols;
+			size_t n = model_columns(&t->model, &cols);
+			if ((size_t)(key - '1') < n)
+				model_set_sort(&t->model, cols[key - '1'].col);
 			return ACT_REDRAW;
 		}
 		return ACT_NONE;

@@ -2,19 +2,27 @@
  * main.c - kvmtop: a live view of kernel allocator statistics.
  *
  *   kvmtop [-N kernel] [-M /dev/mem | core | raw-image] [--raw] [-w seconds]
- *          [--iterations N] [--no-color]
+ *          [-b] [-n N] [--width W] [--height H] [--view V] [-a] [--no-color]
  *
  * With no arguments it opens the bundled fixture dump.  The loop refreshes
  * the list (incrementally: no reallocation per tick), redraws, and waits for
  * a key up to the interval.
+ *
+ * Batch mode (-b, or whenever stdout is not a terminal), as top -b: N frames
+ * of plain text (the same render() the screen shows), no curses and no
+ * control sequence, each followed by a blank line.  Without -n: one frame of
+ * a dump, endless frames of live memory.
  */
 #include <curses.h>
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kvmprof.h"
 #include "kvmstat.h"
@@ -103,6 +111,75 @@ fill_text(struct tui *t, kvs_t *kd)
 	}
 }
 
+static void __attribute__((format(printf, 3, 4)))
+add_info(struct tui *t, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->ninfo >= (int)(sizeof(t->info) / sizeof(t->info[0])))
+		return;
+	snprintf(t->info[t->ninfo][0], sizeof(t->info[0][0]), "%s", label);
+	va_start(ap, fmt);
+	vsnprintf(t->info[t->ninfo][1], sizeof(t->info[0][1]), fmt, ap);
+	va_end(ap);
+	t->ninfo++;
+}
+
+/* A whole number in [lo, hi] from an option argument, or exit 2. */
+static long
+num_arg(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "kvmtop: %s wants a whole number from %ld to %ld, not '%s'\n",
+		    opt, lo, hi, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* One batch frame on stdout: the rows of the frame, trailing blanks cut. */
+static void
+print_frame(struct tui *t, int width, int height)
+{
+	struct frame f;
+	int y, rows = height > 0 ? height : render_rows_needed(t);
+
+	if (t->screen != SCR_LIST && height <= 0)
+		rows = 4 + (t->screen == SCR_INFO ? 3 * t->ninfo + 10 : 70);
+	if (frame_init(&f, rows, width) != 0) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		exit(1);
+	}
+	render(t, &f, true);
+	/* Without a fixed height, no trailing empty rows. */
+	if (height <= 0)
+		while (rows > 1) {
+			const char *l = f.ch + (size_t)(rows - 1) * (size_t)width;
+			int x;
+			for (x = 0; x < width && l[x] == ' '; x++)
+				;
+			if (x < width)
+				break;
+			rows--;
+		}
+	for (y = 0; y < rows; y++) {
+		const char *l = f.ch + (size_t)y * (size_t)width;
+		int n = width;
+		while (n > 0 && l[n - 1] == ' ')
+			n--;
+		fwrite(l, 1, (size_t)n, stdout);
+		fputc('\n', stdout);
+	}
+	fputc('\n', stdout);
+	fflush(stdout);
+	frame_free(&f);
+}
+
 static void
 do_refresh(struct tui *t, kvs_t *kd)
 {
@@ -126,7 +203,12 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iterations", required_argument, NULL, 'I' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "height", required_argument, NULL, 'H' },
+		{ "view", required_argument, NULL, 'V' },
+		{ "addresses", no_argument, NULL, 'a' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
@@ -135,28 +217,58 @@ main(int argc, char **argv)
 	const char *kernel = NULL, *core = NULL;
 	char err[KVS_ERRBUF_SIZE];
 	struct tui t;
-	long iterations = -1, done = 0;
+	long iterations = -1, done = 0, width = 0, height = 0;
 	int flags = 0, ch;
+	bool batch = !isatty(STDOUT_FILENO), addr = false;
+	const char *view = NULL;
 	kvs_t *kd;
 
 	memset(&t, 0, sizeof(t));
 	t.interval = 1.0;
 	t.color = true;
-	while ((ch = getopt_long(argc, argv, "N:M:w:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "N:M:w:n:bah", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'N': kernel = optarg; break;
 		case 'M': core = optarg; break;
-		case 'w': t.interval = atof(optarg); break;
-		case 'I': iterations = atol(optarg); break;
+		case 'w': {
+			char *end;
+			t.interval = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(t.interval >= 0 && t.interval <= 3600)) {
+				fprintf(stderr, "kvmtop: -w wants seconds (0.1 to 3600), not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'n': iterations = num_arg("-n", optarg, 1, 1000000000); break;
+		case 'b': batch = true; break;
+		case 'W': width = num_arg("--width", optarg, 10, 1000); break;
+		case 'H': height = num_arg("--height", optarg, 3, 10000); break;
+		case 'V': view = optarg; break;
+		case 'a': addr = true; break;
 		case 'R': flags |= KVS_O_RAW; break;
 		case 'C': t.color = false; break;
 		case 'h':
 			printf("usage: kvmtop [-N kernel] [-M core|/dev/mem|raw-image] [--raw] "
-			    "[-w seconds] [--iterations N] [--no-color]\n");
+			    "[-w seconds] [-n N|--iterations N] [--no-color]\n"
+			    "       [-b|--batch] [--width W] [--height H] [-a|--addresses]\n"
+			    "       [--view malloc|zones|slab|info|profile|probes|help]\n"
+			    "  -b  batch mode (also when stdout is not a terminal): N plain-text frames\n");
 			return 0;
 		default:
+			fprintf(stderr, "usage: kvmtop [-N kernel] [-M core] [-b] [-n N] ... (kvmtop -h)\n");
 			return 2;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "kvmtop: unexpected argument '%s' (kvmtop -h)\n", argv[optind]);
+		return 2;
+	}
+	if (view != NULL && strcmp(view, "malloc") != 0 && strcmp(view, "zones") != 0 &&
+	    strcmp(view, "slab") != 0 && strcmp(view, "info") != 0 && strcmp(view, "profile") != 0 &&
+	    strcmp(view, "probes") != 0 && strcmp(view, "help") != 0) {
+		fprintf(stderr, "kvmtop: --view wants malloc, zones, slab, info, profile, probes or "
+		    "help, not '%s'\n", view);
+		return 2;
 	}
 	if (t.interval < 0.1)
 		t.interval = 0.1;
@@ -185,11 +297,13 @@ main(int argc, char **argv)
 		kvs_kernel_info(kd, &ki);
 		t.live = di.live || strcmp(di.format, "raw") == 0;
 		t.source = core ? core : "/dev/mem";
-		snprintf(t.info, sizeof(t.info), "dump: %s|kernel: %s (%s)|format: %s v%u|"
-		    "pages: %llu|version: %s|panic: %s|"
-		    "(any key to go back)", di.path, di.kernel, ki.os,
-		    di.format, di.format_version, (unsigned long long)di.dumped_pages,
-		    ki.version ? ki.version : "unknown", ki.panic ? ki.panic : "none");
+		add_info(&t, "dump", "%s", di.path);
+		add_info(&t, "format", "%s v%u, %llu pages", di.format, di.format_version,
+		    (unsigned long long)di.dumped_pages);
+		add_info(&t, "kernel", "%s (%s)", di.kernel, ki.os ? ki.os : "unknown OS");
+		add_info(&t, "version", "%s", ki.version ? ki.version : "unknown");
+		add_info(&t, "panic", "%s", ki.panic ? ki.panic : "none (the kernel did not panic)");
+		add_info(&t, "cpus", "%d (highest id %d)", ki.ncpus, ki.maxid);
 	}
 	/* Linux: its SLUB caches.  FreeBSD: UMA when this kernel's layout is
 	 * readable; malloc types always. */
@@ -197,12 +311,37 @@ main(int argc, char **argv)
 		struct kvs_kernelinfo ki;
 		kvs_kernel_info(kd, &ki);
 		if (strcmp(ki.os, "Linux") == 0)
-			t.model.allocator = ALLOCATOR_SLAB;
+			model_set_allocator(&t.model, ALLOCATOR_SLAB);
 		else {
 			struct memory_type_list *probe = memstat_mtl_alloc();
+			t.have_malloc = true;
 			t.have_uma = probe != NULL && memstat_kvm_uma(probe, kd) == 0;
 			memstat_mtl_free(probe);
 		}
+	}
+	t.model.show_addr = addr;
+	if (view != NULL) {
+		const char *why = NULL;
+		if (strcmp(view, "malloc") == 0 && !t.have_malloc)
+			why = "this kernel has no malloc types";
+		else if (strcmp(view, "zones") == 0 && !t.have_uma)
+			why = "this kernel's UMA zones are not readable";
+		else if (strcmp(view, "slab") == 0 && t.model.allocator != ALLOCATOR_SLAB)
+			why = "this kernel has no slab caches";
+		if (why != NULL) {
+			fprintf(stderr, "kvmtop: --view %s: %s\n", view, why);
+			return 1;
+		}
+		if (strcmp(view, "zones") == 0)
+			model_set_allocator(&t.model, ALLOCATOR_UMA);
+		else if (strcmp(view, "info") == 0)
+			t.screen = SCR_INFO;
+		else if (strcmp(view, "profile") == 0)
+			t.screen = SCR_PROFILE;
+		else if (strcmp(view, "probes") == 0)
+			t.screen = SCR_PROBES;
+		else if (strcmp(view, "help") == 0)
+			t.screen = SCR_HELP;
 	}
 	/* Module-local symbols (DTrace) from the kernel's directory. */
 	{
@@ -213,6 +352,28 @@ main(int argc, char **argv)
 	}
 	do_refresh(&t, kd);
 	done = 1;
+	if (batch) {
+		const char *cols = getenv("COLUMNS");
+		if (width == 0 && cols != NULL && atoi(cols) >= 10 && atoi(cols) <= 1000)
+			width = atoi(cols);
+		if (width == 0)
+			width = 80;
+		if (iterations < 0)
+			iterations = t.live ? 1000000000 : 1;
+		for (;;) {
+			print_frame(&t, (int)width, (int)height);
+			if (done >= iterations)
+				break;
+			{
+				struct timespec ts = { (time_t)t.interval,
+				    (long)((t.interval - (double)(time_t)t.interval) * 1e9) };
+				nanosleep(&ts, NULL);
+			}
+			do_refresh(&t, kd);
+			done++;
+		}
+		goto out_batch;
+	}
 	view_init(&t);
 	for (;;) {
 		double next = now() + t.interval;
@@ -248,6 +409,7 @@ main(int argc, char **argv)
 	}
 out:
 	view_end();
+out_batch:
 	model_free(&t.model);
 	kvs_close(kd);
 	return 0;

@@ -8,8 +8,119 @@
 static const char *const titles[COL__COUNT] = {
 	[COL_NAME] = "TYPE", [COL_INUSE] = "INUSE", [COL_MEMUSE] = "MEMUSE",
 	[COL_REQUESTS] = "REQUESTS", [COL_DINUSE] = "dINUSE", [COL_DMEM] = "dMEM",
-	[COL_RATE] = "REQ/s", [COL_SIZES] = "SIZES",
+	[COL_RATE] = "REQ/s", [COL_SIZES] = "SIZES", [COL_ADDR] = "ADDRESS",
+	[COL_SIZE] = "SIZE", [COL_FREE] = "FREE", [COL_FAIL] = "FAIL", [COL_OBJS] = "OBJS",
+	[COL_ACTIVE] = "ACTIVE", [COL_USE] = "USE%", [COL_OBJSIZE] = "OBJSIZE",
+	[COL_SLABS] = "SLABS", [COL_OBJPERSLAB] = "OBJ/SLAB", [COL_CACHESIZE] = "CACHE(K)",
 };
+
+/*
+ * The views.  Memory is in KiB everywhere in a column (MEMUSE rounded up as
+ * vmstat -m does, the delta with one decimal), so a column never mixes
+ * units.  Zones follow vmstat -z; slab caches follow slabtop (OBJS, ACTIVE,
+ * USE, OBJ SIZE, SLABS, OBJ/SLAB, CACHE SIZE) plus the exact in-use count.
+ * Each table has the ADDRESS column second; it is skipped unless shown.
+ */
+static const struct column malloc_cols[] = {
+	{ COL_NAME, "TYPE", 18, true }, { COL_ADDR, "ADDRESS", 19, false },
+	{ COL_INUSE, "INUSE", 8, false }, { COL_MEMUSE, "MEMUSE(K)", 10, false },
+	{ COL_REQUESTS, "REQUESTS", 10, false }, { COL_DINUSE, "dINUSE", 8, false },
+	{ COL_DMEM, "dMEM(K)", 9, false }, { COL_RATE, "REQ/s", 8, false },
+	{ COL_SIZES, "SIZES", 0, true },
+};
+static const struct column uma_cols[] = {
+	{ COL_NAME, "ZONE", 18, true }, { COL_ADDR, "ADDRESS", 19, false },
+	{ COL_SIZE, "SIZE", 7, false }, { COL_INUSE, "USED", 9, false },
+	{ COL_FREE, "FREE", 8, false }, { COL_MEMUSE, "MEMUSE(K)", 10, false },
+	{ COL_REQUESTS, "REQUESTS", 10, false }, { COL_FAIL, "FAIL", 6, false },
+	{ COL_DINUSE, "dUSED", 8, false }, { COL_DMEM, "dMEM(K)", 9, false },
+	{ COL_RATE, "REQ/s", 8, false },
+};
+static const struct column slab_cols[] = {
+	{ COL_NAME, "CACHE", 20, true }, { COL_ADDR, "ADDRESS", 19, false },
+	{ COL_OBJS, "OBJS", 9, false }, { COL_ACTIVE, "ACTIVE", 9, false },
+	{ COL_USE, "USE%", 5, false }, { COL_OBJSIZE, "OBJSIZE", 8, false },
+	{ COL_SLABS, "SLABS", 8, false }, { COL_OBJPERSLAB, "OBJ/SLAB", 9, false },
+	{ COL_CACHESIZE, "CACHE(K)", 10, false }, { COL_INUSE, "INUSE", 9, false },
+	{ COL_DINUSE, "dINUSE", 8, false },
+};
+
+size_t
+model_columns(const struct model *m, const struct column **out)
+{
+	/* Without the address: a copy of the table less its second entry. */
+	static struct column noaddr[3][16];
+	const struct column *t;
+	size_t n, k;
+	int v;
+
+	if (m->allocator == ALLOCATOR_UMA) {
+		t = uma_cols, n = sizeof(uma_cols) / sizeof(uma_cols[0]), v = 1;
+	} else if (m->allocator == ALLOCATOR_SLAB) {
+		t = slab_cols, n = sizeof(slab_cols) / sizeof(slab_cols[0]), v = 2;
+	} else {
+		t = malloc_cols, n = sizeof(malloc_cols) / sizeof(malloc_cols[0]), v = 0;
+	}
+	if (m->show_addr) {
+		*out = t;
+		return n;
+	}
+	noaddr[v][0] = t[0];
+	for (k = 2; k < n; k++)
+		noaddr[v][k - 1] = t[k];
+	*out = noaddr[v];
+	return n - 1;
+}
+
+const char *
+model_col_title(const struct model *m, enum col c)
+{
+	const struct column *cols;
+	size_t n = model_columns(m, &cols), i;
+
+	for (i = 0; i < n; i++)
+		if (cols[i].col == c)
+			return cols[i].title;
+	return col_title(c);
+}
+
+static bool
+shown(const struct model *m, enum col c)
+{
+	const struct column *cols;
+	size_t n = model_columns(m, &cols), i;
+
+	for (i = 0; i < n; i++)
+		if (cols[i].col == c)
+			return true;
+	return false;
+}
+
+void
+model_set_allocator(struct model *m, int allocator)
+{
+	m->allocator = allocator;
+	if (!shown(m, m->sort)) {
+		m->sort = allocator == ALLOCATOR_SLAB ? COL_CACHESIZE : COL_MEMUSE;
+		m->reverse = false;
+	}
+	model_rebuild(m);
+}
+
+/* slabtop's figures for a cache. */
+static uint64_t
+slab_cachesize(const struct memory_type *mt)
+{
+	return memstat_get_slab_numslabs(mt) * memstat_get_slab_pagesperslab(mt) * 4096;
+}
+
+static uint64_t
+slab_use(const struct memory_type *mt)
+{
+	uint64_t o = memstat_get_slab_numobjs(mt);
+
+	return o ? memstat_get_slab_active(mt) * 100 / o : 0;
+}
 
 const char *
 col_title(enum col c)
@@ -77,6 +188,39 @@ cmp_rows(const void *pa, const void *pb)
 	case COL_RATE:
 		r = a->rate < b->rate ? 1 : a->rate > b->rate ? -1 : 0;
 		break;
+	case COL_ADDR:
+		r = -cmp_u64(memstat_get_kaddr(a->mt), memstat_get_kaddr(b->mt));
+		break;
+	case COL_SIZE:
+		r = cmp_u64(memstat_get_size(a->mt), memstat_get_size(b->mt));
+		break;
+	case COL_FREE:
+		r = cmp_u64(memstat_get_free(a->mt), memstat_get_free(b->mt));
+		break;
+	case COL_FAIL:
+		r = cmp_u64(memstat_get_failures(a->mt), memstat_get_failures(b->mt));
+		break;
+	case COL_OBJS:
+		r = cmp_u64(memstat_get_slab_numobjs(a->mt), memstat_get_slab_numobjs(b->mt));
+		break;
+	case COL_ACTIVE:
+		r = cmp_u64(memstat_get_slab_active(a->mt), memstat_get_slab_active(b->mt));
+		break;
+	case COL_USE:
+		r = cmp_u64(slab_use(a->mt), slab_use(b->mt));
+		break;
+	case COL_OBJSIZE:
+		r = cmp_u64(memstat_get_rsize(a->mt), memstat_get_rsize(b->mt));
+		break;
+	case COL_SLABS:
+		r = cmp_u64(memstat_get_slab_numslabs(a->mt), memstat_get_slab_numslabs(b->mt));
+		break;
+	case COL_OBJPERSLAB:
+		r = cmp_u64(memstat_get_slab_objperslab(a->mt), memstat_get_slab_objperslab(b->mt));
+		break;
+	case COL_CACHESIZE:
+		r = cmp_u64(slab_cachesize(a->mt), slab_cachesize(b->mt));
+		break;
 	default:
 		r = cmp_u64(memstat_get_sizemask(a->mt), memstat_get_sizemask(b->mt));
 		break;
@@ -129,6 +273,8 @@ model_rebuild(struct model *m)
 		n++;
 	}
 	m->nrows = n;
+	if (n < 2)
+		return;         /* nothing to order (and rows may still be NULL) */
 	sort_model = m;
 	qsort(m->rows, n, sizeof(*m->rows), cmp_rows);
 	sort_model = NULL;

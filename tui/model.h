@@ -17,7 +17,20 @@
 
 enum col {
 	COL_NAME, COL_INUSE, COL_MEMUSE, COL_REQUESTS, COL_DINUSE, COL_DMEM,
-	COL_RATE, COL_SIZES, COL__COUNT
+	COL_RATE, COL_SIZES,
+	/* Zone and slab-cache columns, and the kernel address. */
+	COL_ADDR, COL_SIZE, COL_FREE, COL_FAIL, COL_OBJS, COL_ACTIVE, COL_USE,
+	COL_OBJSIZE, COL_SLABS, COL_OBJPERSLAB, COL_CACHESIZE, COL__COUNT
+};
+
+/* One column of a view: what it shows, its title there, its width on screen
+ * (a right-aligned column's width includes the space before it; 0: the rest
+ * of the line) and whether it is left-aligned. */
+struct column {
+	enum col col;
+	const char *title;
+	int width;
+	bool left;
 };
 
 struct row {
@@ -31,7 +44,8 @@ struct model {
 	struct memory_type_list *list;
 	struct row *rows;       /* visible rows, sorted and filtered */
 	size_t nrows, cap;
-	int allocator;          /* rows shown: ALLOCATOR_MALLOC or ALLOCATOR_UMA */
+	int allocator;          /* rows shown: ALLOCATOR_MALLOC, _UMA or _SLAB */
+	bool show_addr;         /* the ADDRESS column is shown */
 	enum col sort;
 	bool reverse;
 	char filter[64];
@@ -63,5 +77,13 @@ void model_rebuild(struct model *m);
 void model_set_sort(struct model *m, enum col c);   /* same column twice reverses */
 void model_set_filter(struct model *m, const char *substr);
 const char *col_title(enum col c);
+/* The columns of the current view, in screen order (the ADDRESS column only
+ * when show_addr).  Returns their number; *out points into a static table. */
+size_t model_columns(const struct model *m, const struct column **out);
+/* Title of column c in the current view. */
+const char *model_col_title(const struct model *m, enum col c);
+/* Show another allocator's rows; the sort moves to that view's default when
+ * its column is not shown there. */
+void model_set_allocator(struct model *m, int allocator);
 
 #endif

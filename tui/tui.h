@@ -1,4 +1,4 @@
-/* tui.h - kvmtop's screen state shared by view.c, input.c and main.c. */
+/* tui.h - kvmtop's screen state shared by render.c, view.c, input.c and main.c. */
 #ifndef TUI_H
 #define TUI_H
 
@@ -22,12 +22,37 @@ struct tui {
 	bool filtering;         /* typing a filter after '/' */
 	char filter_buf[64];
 	int filter_len;
-	char info[1024];        /* dump description for the info screen */
+	char info[16][2][256];  /* info screen: label, value (raw: drawn sanitized) */
+	int ninfo;
 	bool have_uma;          /* the kernel's UMA layout is readable */
+	bool have_malloc;       /* the kernel has malloc types (FreeBSD) */
 	char text[64][200];     /* profile / probes screens, filled by main.c */
 	int ntext;
 	bool want_text;         /* main.c: refill text for the current screen */
 };
+
+/* Colour roles of the cells of a frame. */
+enum role { R_NONE, R_HEADER, R_TITLE, R_SORTED, R_SELECTED, R_BANNER, R_GROW, R_SHRINK,
+	R__COUNT };
+
+/*
+ * A frame: the screen as text, rows x cols cells, each one printable ASCII
+ * byte and a role.  render() fills it without curses; the terminal view
+ * (view.c) puts it on the screen, batch mode prints it.  Nothing longer than
+ * a row is ever written, so no line wraps at any size.
+ */
+struct frame {
+	int rows, cols;
+	char *ch;
+	unsigned char *role;
+};
+
+int frame_init(struct frame *f, int rows, int cols);
+void frame_free(struct frame *f);
+/* Rows the list screen needs to show every row (batch mode's height). */
+int render_rows_needed(const struct tui *t);
+/* Draw the current screen; batch: no key hints and no selection bar. */
+void render(struct tui *t, struct frame *f, bool batch);
 
 enum action { ACT_NONE, ACT_REDRAW, ACT_RESCAN, ACT_QUIT };
 

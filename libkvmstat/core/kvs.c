@@ -32,6 +32,9 @@
 
 #include "kvs_private.h"
 
+/* kvs_dumpinfo's kernel when there is no kernel file. */
+#define KERNEL_FROM_DUMP "(none: symbols and types from the dump)"
+
 /* Public entry points start from a clean error. */
 #define ENTER(kd) kerr_clear(&(kd)->err)
 
@@ -62,6 +65,35 @@ elf_has_section(Elf *elf, const char *want)
 	return false;
 }
 
+/*
+ * Open a file that must be a regular one (a kernel, a module) read-only.
+ * O_NONBLOCK first, so a FIFO or a terminal given by mistake is refused at
+ * once instead of blocking the open until a writer comes; cleared after.
+ */
+int
+kvs_open_regular(const char *path, const char *what, struct stat *st, struct kvs_error *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return kerr_errno(e, errno, "%s %s", what, path);
+	if (fstat(fd, st) != 0) {
+		kerr_errno(e, errno, "%s %s", what, path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return kerr_set(e, KVS_E_FORMAT, "%s %s: not a regular file (%s)", what, path,
+		    S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO" :
+		    S_ISCHR(st->st_mode) ? "a character device" :
+		    S_ISBLK(st->st_mode) ? "a block device" :
+		    S_ISSOCK(st->st_mode) ? "a socket" : "not a plain file");
+	}
+	(void)fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
 static int
 open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **archp,
     struct kvs_error *e)
@@ -72,13 +104,9 @@ open_elf(const char *path, int *fdp, Elf **elfp, const struct kvs_arch_ops **arc
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = kvs_open_regular(path, "kernel", &st, e);
 	if (fd < 0)
-		return kerr_errno(e, errno, "kernel %s", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return kerr_set(e, KVS_E_FORMAT, "kernel %s: not a regular file", path);
-	}
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
 		if (elf != NULL)
@@ -142,6 +170,85 @@ read_phys_cb(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, e);
 }
 
+/*
+ * A character device is read as live physical memory, but the ones that
+ * only look like files are no memory: /dev/null reads nothing, /dev/zero
+ * zeros everywhere (a page-table root of 0, blamed on the kernel).  They
+ * are told apart by their device numbers, asked of the host's own nodes.
+ */
+static int
+not_memory_device(kvs_t *kd, const struct stat *st, const char *core)
+{
+	static const char *const nodes[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/console", "/dev/ptmx",
+	};
+	struct stat ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (stat(nodes[i], &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st->st_rdev)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is the device %s, "
+			    "not memory (live memory is /dev/mem)", core, nodes[i]);
+	return 0;
+}
+
+/*
+ * The further files of a dump given in parts ("a,b,c", as a split kdump's
+ * files are): each opened and mapped as the first, then handed to the
+ * source, which must know how to join them.
+ */
+static int
+open_parts(kvs_t *kd, const char *list, int flags)
+{
+	const char *p = list;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+		struct kvs_open_args a = { .flags = flags };
+		struct kvs_part *pt;
+		struct stat st;
+		char path[4096];
+		void *map;
+
+		if (n == 0 || n >= sizeof(path))
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: an empty or overlong "
+			    "name in the list of parts", list);
+		memcpy(path, p, n);
+		path[n] = '\0';
+		p += n + (p[n] == ',');
+		if (kd->src->add_part == NULL)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: a %s dump is one file, "
+			    "not parts (%s)", list, kd->src->name, path);
+		if (kd->nparts == KVS_MAX_PARTS)
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: more than %d parts", list,
+			    KVS_MAX_PARTS);
+		pt = &kd->parts[kd->nparts];
+		pt->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (pt->fd < 0)
+			return kerr_errno(&kd->err, errno, "dump part %s", path);
+		kd->nparts++;
+		if (fstat(pt->fd, &st) != 0)
+			return kerr_errno(&kd->err, errno, "dump part %s", path);
+		if (!S_ISREG(st.st_mode) || st.st_size == 0)
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump part %s: not a regular file, "
+			    "or empty", path);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, pt->fd, 0);
+		if (map == MAP_FAILED)
+			return kerr_errno(&kd->err, errno, "dump part %s: mmap", path);
+		pt->map = map;
+		pt->len = (uint64_t)st.st_size;
+		a.path = path;
+		a.fd = pt->fd;
+		a.st = &st;
+		a.map = pt->map;
+		a.map_len = pt->len;
+		if (kd->src->add_part(kd->src_priv, &a, &kd->err) != 0)
+			return kerr_push(&kd->err, "dump part %s", path);
+	}
+	return 0;
+}
+
 static int
 open_source(kvs_t *kd, const char *core, int flags)
 {
@@ -149,6 +256,23 @@ open_source(kvs_t *kd, const char *core, int flags)
 	struct stat st;
 	size_t i;
 	void *map;
+	char first[4096];
+	const char *rest = NULL;
+	int map_errno;
+
+	/* "a,b,c": the parts of one dump (a file whose name has commas is
+	 * taken whole). */
+	if (strchr(core, ',') != NULL && access(core, F_OK) != 0) {
+		size_t n = strcspn(core, ",");
+		if (n == 0 || n >= sizeof(first))
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: an empty or overlong "
+			    "name in the list of parts", core);
+		memcpy(first, core, n);
+		first[n] = '\0';
+		rest = core + n + 1;
+		core = first;
+		a.path = core;
+	}
 
 	kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (kd->core_fd < 0)
@@ -160,6 +284,8 @@ open_source(kvs_t *kd, const char *core, int flags)
 	if (S_ISDIR(st.st_mode))
 		return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: is a directory", core);
 	if (S_ISCHR(st.st_mode)) {
+		if (not_memory_device(kd, &st, core) != 0)
+			return -1;
 		kd->src = &kvs_source_devmem;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -175,14 +301,33 @@ open_source(kvs_t *kd, const char *core, int flags)
 	/* Clear O_NONBLOCK now that we know it is a plain file. */
 	(void)fcntl(kd->core_fd, F_SETFL, 0);
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, kd->core_fd, 0);
-	if (map == MAP_FAILED)
-		return kerr_errno(&kd->err, errno, "dump %s: mmap", core);
-	kd->map = map;
-	kd->map_len = (uint64_t)st.st_size;
+	/* A file that cannot be mapped (/proc/kcore: no mmap, and a size past
+	 * the address space) goes to the formats that read with pread (map
+	 * NULL, map_len its size). */
+	map_errno = map == MAP_FAILED ? errno : 0;
+	kd->map = map == MAP_FAILED ? NULL : map;
+	kd->map_len = kd->map != NULL ? (uint64_t)st.st_size : 0;
 	a.map = kd->map;
-	a.map_len = kd->map_len;
+	a.map_len = (uint64_t)st.st_size;
 
+	if ((flags & KVS_O_RAW) && kd->map == NULL)
+		return kerr_errno(&kd->err, map_errno, "dump %s: mmap", core);
 	if (flags & KVS_O_RAW) {
+		/* A dump format read as raw memory gives errors about page tables
+		 * and the kernel, none about the real cause: say it. */
+		for (i = 0; i < kvs_source_count; i++) {
+			void *priv;
+			struct kvs_error tmp;
+
+			kerr_clear(&tmp);
+			if (kvs_source_table[i] == &kvs_source_raw ||
+			    kvs_source_table[i]->open(&a, &priv, &tmp) != 0)
+				continue;
+			kvs_source_table[i]->close(priv);
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s is in the %s dump format, "
+			    "not a raw memory image: open it without --raw (KVS_O_RAW)", core,
+			    kvs_source_table[i]->name);
+		}
 		kd->src = &kvs_source_raw;
 		if (kd->src->open(&a, &kd->src_priv, &kd->err) != 0) {
 			kd->src = NULL;
@@ -194,11 +339,16 @@ open_source(kvs_t *kd, const char *core, int flags)
 		int rc = kvs_source_table[i]->open(&a, &kd->src_priv, &kd->err);
 		if (rc == KVS_NOTMINE)
 			continue;
+		if (rc != 0 && kvs_source_table[i] == &kvs_source_raw)
+			return kerr_push(&kd->err, "dump %s", core);  /* the last resort's no */
 		if (rc != 0)
 			return kerr_push(&kd->err, "dump %s (%s)", core, kvs_source_table[i]->name);
 		kd->src = kvs_source_table[i];
-		return 0;
+		return rest != NULL ? open_parts(kd, rest, flags) : 0;
 	}
+	if (map_errno != 0)
+		return kerr_errno(&kd->err, map_errno, "dump %s: mmap (only ELF cores are read "
+		    "without it)", core);
 	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: unrecognised format", core);
 }
 
@@ -292,6 +442,40 @@ find_os(kvs_t *kd)
 	    "operating system", kd->kernel_path);
 }
 
+/*
+ * No kernel file: the families that can find their kernel in memory alone
+ * (os->probe_dump) are asked; the first that claims the dump names the
+ * architecture, and will load the symbols when attached.
+ */
+static int
+find_os_in_dump(kvs_t *kd)
+{
+	unsigned machine = 0;
+	size_t i;
+
+	kd->src->info(kd->src_priv, &kd->info);
+	for (i = 0; i < kvs_os_count; i++) {
+		int rc;
+		if (kvs_os_table[i]->probe_dump == NULL)
+			continue;
+		kd->os = kvs_os_table[i];
+		rc = kd->os->probe_dump(kd, &machine);
+		if (rc == 0) {
+			if ((kd->arch = kvs_arch_find(machine)) != NULL)
+				return 0;
+			return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: a %s kernel of "
+			    "machine %u, which no architecture here reads", kd->core_path,
+			    kd->os->name, machine);
+		}
+		kd->os = NULL;
+		if (rc != KVS_NOTMINE)
+			return kerr_push(&kd->err, "dump %s", kd->core_path);
+		kerr_clear(&kd->err);
+	}
+	return kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: no kernel file given (-N), and "
+	    "the dump does not say which kernel it holds (no VMCOREINFO)", kd->core_path);
+}
+
 /* What the source carries, then what the OS finds in its kernel. */
 static int
 setup_translation(kvs_t *kd)
@@ -323,6 +507,8 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
+	if (kd->elf == NULL)
+		return -1;
 	while ((scn = elf_nextscn(kd->elf, scn)) != NULL) {
 		Elf_Data *d;
 		uint64_t off;
@@ -347,19 +533,22 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 kvs_t *
 kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 {
+	bool core_defaulted = false, tried_default = false;
 	kvs_t *kd;
 
 	if (errbuf != NULL)
 		errbuf[0] = '\0';
-	if (kernel == NULL) {
+	if (kernel == NULL && (flags & KVS_O_KERNEL_ONLY)) {
 		if (errbuf != NULL)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given");
 		return NULL;
 	}
 	if (flags & KVS_O_KERNEL_ONLY)
 		core = "(no dump)";
-	else if (core == NULL)
+	else if (core == NULL) {
 		core = "/dev/mem";
+		core_defaulted = true;
+	}
 	kd = calloc(1, sizeof(*kd));
 	if (kd == NULL) {
 		if (errbuf != NULL)
@@ -367,7 +556,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		return NULL;
 	}
 	kd->kernel_fd = kd->core_fd = kd->debug_fd = -1;
-	kd->kernel_path = strdup(kernel);
+	kd->kernel_path = strdup(kernel != NULL ? kernel : KERNEL_FROM_DUMP);
 	kd->core_path = strdup(core);
 	if (kd->kernel_path == NULL || kd->core_path == NULL) {
 		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
@@ -376,6 +565,11 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		kerr_set(&kd->err, KVS_E_DWARF, "libelf: %s", elf_errmsg(-1));
 		goto fail;
+	}
+	if (kernel == NULL) {
+		if (open_source(kd, core, flags) != 0 || find_os_in_dump(kd) != 0)
+			goto fail;
+		goto opened;
 	}
 	if (open_elf(kernel, &kd->kernel_fd, &kd->elf, &kd->arch, &kd->err) != 0)
 		goto fail;
@@ -396,9 +590,15 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	if (find_os(kd) != 0)
 		goto fail;
+	tried_default = core_defaulted;
 	if (open_source(kd, core, flags) != 0)
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
+opened:
+	if (kd->os->attach != NULL && kd->os->attach(kd) != 0) {
+		kerr_push(&kd->err, "dump %s", core);
+		goto fail;
+	}
 	if (kd->info.virtual_only && kd->src->read_virt == NULL) {
 		kerr_set(&kd->err, KVS_E_FORMAT, "dump %s holds no physical memory", core);
 		goto fail;
@@ -415,6 +615,8 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	return kd;
 fail:
+	if (tried_default)
+		kerr_push(&kd->err, "no dump given (-M), so live memory, %s, was tried", core);
 	errbuf_set(errbuf, &kd->err);
 	kvs_close(kd);
 	return NULL;
@@ -437,6 +639,11 @@ kvs_close(kvs_t *kd)
 		kd->src->close(kd->src_priv);
 	if (kd->map != NULL)
 		munmap((void *)kd->map, kd->map_len);
+	for (unsigned i = 0; i < kd->nparts; i++) {
+		if (kd->parts[i].map != NULL)
+			munmap((void *)kd->parts[i].map, kd->parts[i].len);
+		close(kd->parts[i].fd);
+	}
 	if (kd->core_fd >= 0)
 		close(kd->core_fd);
 	kvs_symtab_free(kd->syms);
@@ -455,12 +662,44 @@ kvs_close(kvs_t *kd)
 
 /* ------------------------------------------------------------ reading */
 
+/*
+ * A dump file cut short while a handle has it mapped (a copy being
+ * rewritten, a full disk's cleanup): every page past the new end raises
+ * SIGBUS when touched.  One fstat per walk (and per message-buffer read)
+ * notices it; a source that can read what is left says so by having a
+ * refresh op (raw), the others then read nothing more and each read fails
+ * with shrunk_error, which the walkers turn into a failed refresh over the
+ * last good values.  A file cut in the middle of a walk is not covered.
+ */
+static void
+check_shrunk(kvs_t *kd)
+{
+	struct stat st;
+
+	if (kd->map == NULL || kd->src == NULL || kd->src->refresh != NULL ||
+	    fstat(kd->core_fd, &st) != 0 || st.st_size < 0)
+		return;
+	kd->shrunk = (uint64_t)st.st_size < kd->map_len;
+	kd->shrunk_to = (uint64_t)st.st_size;
+}
+
+static int
+shrunk_error(kvs_t *kd)
+{
+	return kerr_set(&kd->err, KVS_E_TRUNCATED, "dump %s: the file shrank from "
+	    "%llu to %llu bytes while open; nothing more is read from it",
+	    kd->core_path, (unsigned long long)kd->map_len,
+	    (unsigned long long)kd->shrunk_to);
+}
+
 int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
 	ENTER(kd);
 	if (kd->src == &source_nomem)
 		return nomem_read(kd, kva, NULL, 0, &kd->err);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->arch_priv == NULL)
 		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
 		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
@@ -473,6 +712,7 @@ kvs_tlb_flush(kvs_t *kd)
 	memset(kd->tlb, 0, sizeof(kd->tlb));
 	if (kd->src->refresh != NULL)
 		kd->src->refresh(kd->src_priv);
+	check_shrunk(kd);
 }
 
 /* Translate through the cache; a large page fills one entry for all of it.
@@ -514,6 +754,8 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	uint64_t va = kva;
 	size_t total = len;
 
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->info.virtual_only) {
 		if (kd->src->read_virt(kd->src_priv, kva, buf, len, &kd->err) == 0)
 			return 0;
@@ -550,6 +792,8 @@ kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 int
 kvs_phys_read(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err);
 }
 
@@ -557,6 +801,8 @@ int
 kvs_read_phys(kvs_t *kd, uint64_t pa, void *buf, size_t len)
 {
 	ENTER(kd);
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	if (kd->src->read_phys(kd->src_priv, pa, buf, len, &kd->err) != 0)
 		return kerr_push(&kd->err, "reading %zu bytes at physical 0x%llx", len,
 		    (unsigned long long)pa);
@@ -642,6 +888,17 @@ kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 	return -1;
 }
 
+int
+kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next)
+{
+	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
+	    kvs_symtab_next(kd->syms, addr - kd->slide, next) == 0) {
+		*next += kd->slide;
+		return 0;
+	}
+	return kvs_symtab_next(kd->syms, addr, next);
+}
+
 const char *
 kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 {
@@ -681,8 +938,18 @@ need_btf(kvs_t *kd)
 	if (env != NULL && strcmp(env, "dwarf") == 0)
 		return NULL;
 	kerr_clear(&e);
-	if (kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 && kd->debug_elf != NULL)
+	if (kd->elf != NULL && kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 &&
+	    kd->debug_elf != NULL)
 		(void)kvs_btf_open_elf(&kd->btf, kd->debug_elf, &e);
+	/* No kernel file, or one with no types at all: the memory's own. */
+	if (kd->btf == NULL && kd->os != NULL && kd->os->memory_btf != NULL &&
+	    kd->src != NULL && kd->src != &source_nomem && (kd->elf == NULL ||
+	    (kd->debug_elf == NULL && !elf_has_section(kd->elf, ".debug_info")))) {
+		struct kvs_error saved = kd->err;
+		if (kd->os->memory_btf(kd, &kd->btf) != 0)
+			kd->btf = NULL;
+		kd->err = saved;
+	}
 	return kd->btf;
 }
 
@@ -695,6 +962,9 @@ need_dwarf(kvs_t *kd)
 		return kerr_set(&kd->err, KVS_E_DWARF, "no usable DWARF for kernel %s",
 		    kd->kernel_path);
 	kd->dwarf_tried = true;
+	if (kd->elf == NULL)
+		return kerr_set(&kd->err, KVS_E_DWARF, "no DWARF: no kernel file given (-N), "
+		    "and the dump's own types (BTF) do not have this");
 	if (kvs_dwarf_open(&kd->dwarf, kd->debug_elf ? kd->debug_elf : kd->elf,
 	    &kd->err) != 0) {
 		kd->dwarf = NULL;
@@ -877,7 +1147,8 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	di->format = kd->info.format;
 	di->format_version = kd->info.format_version;
 	di->page_size = kd->info.page_size;
-	di->dumped_pages = kd->src->dumped_pages != NULL ?
+	check_shrunk(kd);    /* counting may read the dump's mapped bitmap */
+	di->dumped_pages = kd->src->dumped_pages != NULL && !kd->shrunk ?
 	    kd->src->dumped_pages(kd->src_priv) : kd->info.dumped_pages;
 	di->source_bytes = kd->info.source_bytes;
 	di->live = kd->info.live;
@@ -888,6 +1159,18 @@ kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di)
 	if ((need_btf(kd) == NULL || kd->dwarf != NULL) && need_dwarf(kd) == 0)
 		di->dwarf_version = kvs_dwarf_version(kd->dwarf);
 	kerr_clear(&kd->err);
+	return 0;
+}
+
+int
+kvs_dump_cache_stats(kvs_t *kd, uint64_t *hits, uint64_t *misses)
+{
+	struct kvs_src_info si;
+
+	ENTER(kd);
+	kd->src->info(kd->src_priv, &si);
+	*hits = si.cache_hits;
+	*misses = si.cache_misses;
 	return 0;
 }
 
@@ -910,6 +1193,9 @@ kvs_msgbuf(kvs_t *kd, char **text, size_t *len)
 	if (kd->os->msgbuf == NULL)
 		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no message buffer for %s kernels",
 		    kd->os->name);
+	check_shrunk(kd);    /* the buffer may be the dump's own copy, mapped */
+	if (kd->shrunk)
+		return shrunk_error(kd);
 	return kd->os->msgbuf(kd, text, len);
 }
 

@@ -41,6 +41,7 @@ struct kvs_module {
 };
 
 #define KVS_MAX_MODULES 64
+#define KVS_MAX_PARTS 64
 
 struct kvs {
 	struct kvs_error err;
@@ -57,6 +58,18 @@ struct kvs {
 	void *src_priv;
 	const uint8_t *map;
 	uint64_t map_len;
+	/* The mapped file is shorter than the mapping (cut while open): its
+	 * size at the last check.  Touching the mapping past it would raise
+	 * SIGBUS, so a source without its own refresh reads nothing more. */
+	bool shrunk;
+	uint64_t shrunk_to;
+	/* The further files of a dump in parts (-M a,b,c: split kdumps). */
+	struct kvs_part {
+		int fd;
+		const uint8_t *map;
+		uint64_t len;
+	} parts[KVS_MAX_PARTS];
+	unsigned nparts;
 	struct kvs_src_info info;
 	const struct kvs_arch_ops *arch;  /* from the kernel's e_machine */
 	void *arch_priv;
@@ -83,6 +96,11 @@ struct kvs {
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+/* Open a regular file read-only without blocking on a FIFO: the fd, or -1
+ * with e set ("<what> <path>: not a regular file (a FIFO)"). */
+struct stat;
+KVS_HIDDEN int kvs_open_regular(const char *path, const char *what, struct stat *st,
+    struct kvs_error *e);
 /* A kernel symbol's link-time address as it is in memory. */
 static inline uint64_t
 kvs_slide(const kvs_t *kd, uint64_t link_addr)

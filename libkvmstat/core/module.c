@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kread.h"
@@ -26,6 +27,7 @@ int
 kvs_add_module(kvs_t *kd, const char *path)
 {
 	struct kvs_module *m;
+	struct stat st;
 	GElf_Ehdr eh;
 	uint64_t *secaddr = NULL, off = 0, base = 0, size = 0;
 	size_t nsec;
@@ -45,9 +47,9 @@ kvs_add_module(kvs_t *kd, const char *path)
 		    base_name(path));
 	m = &kd->mods[kd->nmods];
 	memset(m, 0, sizeof(*m));
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	m->fd = kvs_open_regular(path, "module", &st, &kd->err);
 	if (m->fd < 0)
-		return kerr_errno(&kd->err, errno, "module %s", path);
+		return -1;
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (m->elf == NULL || gelf_getehdr(m->elf, &eh) == NULL || eh.e_type != ET_REL ||
 	    eh.e_machine != kd->arch->elf_machine || elf_getshdrnum(m->elf, &nsec) != 0) {

@@ -11,6 +11,7 @@
 #ifndef KVS_OS_H
 #define KVS_OS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@
 
 struct Elf;
 struct memory_type_list;
+struct kvs_btf;
+struct kvmprof_gmon;
 
 struct kvs_os_ops {
 	const char *name;           /* "FreeBSD" */
@@ -46,11 +49,42 @@ struct kvs_os_ops {
 	 * bytes the placement needs.  0 or -1. */
 	int (*module_place)(kvs_t *kd, struct Elf *elf, uint64_t base, uint64_t *secaddr,
 	    size_t nsec, uint64_t *used);
+	/* Optional.  No kernel file was given: whether the dump (kd->src and
+	 * kd->info are set) holds a kernel of this family.  0 with *machine
+	 * (the ELF e_machine of its architecture), or KVS_NOTMINE. */
+	int (*probe_dump)(kvs_t *kd, unsigned *machine);
+	/* Optional, for every dump once it is open, before translation: take
+	 * what the dump says of its kernel (where it was loaded); with no
+	 * kernel file (kd->syms NULL) also load the kernel's symbols from
+	 * memory.  0, or -1 with the handle's error set. */
+	int (*attach)(kvs_t *kd);
+	/* Optional: the type information memory holds, for kernels whose file
+	 * gives none (or none was given).  0 with *out, 1 if there is none,
+	 * -1 with the handle's error set. */
+	int (*memory_btf)(kvs_t *kd, struct kvs_btf **out);
+	/* Optional: the kernel's profile buffer as a kvmprof histogram, when
+	 * this family keeps one that is not gprof's _gmonparam. */
+	struct kvmprof_gmon *(*profile_read)(kvs_t *kd);
 	/* memstat_kvm_all(): every allocator this kernel family has. */
 	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
 	/* Optional: free kd->os_priv. */
 	void (*close)(kvs_t *kd);
 };
+
+/* A kvmprof histogram (os/freebsd/gprof.c) from a family's own profile
+ * buffer: `bits`-wide little-endian counters (taken over, freed with it),
+ * one per textsize / ncounters bytes from lowpc, no arcs.  last_overflow:
+ * the last counter holds samples outside the text (unknown).  NULL with
+ * the handle's error on failure (counts freed). */
+KVS_HIDDEN struct kvmprof_gmon *kvmprof_gmon_hist(kvs_t *kd, int state, int profrate,
+    int bits, uint64_t lowpc, uint64_t textsize, uint8_t *counts, size_t bytes,
+    bool last_overflow);
+/* Bin g against st (taken over) instead of the handle's symbols; st holds
+ * link addresses, runtime = link + slide. */
+KVS_HIDDEN void kvmprof_gmon_set_symbols(struct kvmprof_gmon *g, struct kvs_symtab *st,
+    uint64_t slide);
+/* The lowest kernel symbol above addr (runtime addresses): 0 or -1. */
+KVS_HIDDEN int kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next);
 
 /* Probe order of the kernel families. */
 extern KVS_HIDDEN const struct kvs_os_ops *const kvs_os_table[];

@@ -18,10 +18,18 @@
  * the section headers first; with more than 65,534 segments e_phnum is
  * PN_XNUM and section header 0's sh_info holds the count.  Notes are scanned
  * for VMCOREINFO, which the OS layer reads.
+ *
+ * A file that cannot be mapped (Linux's /proc/kcore: a live kernel's memory
+ * as an ELF core with virtual segments, p_paddr giving the physical address
+ * of RAM and of the kernel image, -1 for the rest) is read with pread: its
+ * headers and notes once at open, memory on each read.  It is live: aliases
+ * are not compared (their bytes change), and the handle re-reads it.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kvs_private.h"
 
@@ -29,9 +37,14 @@ struct seg {
 	uint64_t addr, memsz, filesz, off;
 };
 
+#define HEAD_MAX (64u << 20)    /* pread mode: headers and notes at most */
+#define NO_PADDR UINT64_MAX     /* /proc/kcore: a segment with no physical address */
+
 struct elfdump {
-	const uint8_t *map;
+	const uint8_t *map;     /* the file, or (pread mode) its first head_len bytes */
 	uint64_t len;
+	int fd;                 /* pread mode: the file, else -1 */
+	uint8_t *head;          /* pread mode: owned copy of the headers and notes */
 	struct seg *segs;       /* physical, sorted by address */
 	size_t nsegs;
 	struct seg *vsegs;      /* virtual, sorted by address */
@@ -69,7 +82,7 @@ same_bytes(const uint8_t *map, const struct seg *a, const struct seg *b, uint64_
 {
 	uint64_t n, k;
 
-	if (b->off == a->off + delta)
+	if (b->off == a->off + delta || map == NULL)
 		return true;
 	if (a->filesz <= delta || b->filesz == 0)
 		return false;
@@ -134,8 +147,94 @@ find_vmcoreinfo(struct elfdump *d, uint64_t off, uint64_t size)
 	}
 }
 
+/* pread all of len bytes at off: 0 or -1 (errno, or EIO when short). */
 static int
-elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
+pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A file that cannot be mapped: read what the headers need (the ELF
+ * header, the program headers, the notes) into one buffer standing for the
+ * start of the file.  0 with *head, KVS_NOTMINE, or -1.
+ */
+static int
+read_head(const struct kvs_open_args *a, uint8_t **head, uint64_t *head_len,
+    struct kvs_error *e)
+{
+	Elf64_Ehdr eh;
+	uint64_t need, phnum, i;
+	uint8_t *h;
+
+	if (a->fd < 0 || pread_all(a->fd, &eh, sizeof(eh), 0) != 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+		return KVS_NOTMINE;
+	phnum = eh.e_phnum;
+	if (phnum == PN_XNUM) {
+		Elf64_Shdr sh0;
+		if (pread_all(a->fd, &sh0, sizeof(sh0), eh.e_shoff) != 0)
+			return kerr_errno(e, errno, "reading section header 0");
+		phnum = sh0.sh_info;
+	}
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum == 0 || eh.e_phoff > HEAD_MAX ||
+	    phnum > HEAD_MAX / sizeof(Elf64_Phdr))
+		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %llu "
+		    "at 0x%llx)", eh.e_phentsize, (unsigned long long)phnum,
+		    (unsigned long long)eh.e_phoff);
+	need = eh.e_phoff + phnum * sizeof(Elf64_Phdr);
+	if (need < sizeof(eh))
+		need = sizeof(eh);
+	if ((h = malloc(need)) == NULL)
+		return kerr_set(e, KVS_E_NOMEM, "out of memory");
+	if (pread_all(a->fd, h, need, 0) != 0) {
+		free(h);
+		return kerr_errno(e, errno, "reading the program headers");
+	}
+	for (i = 0; i < phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, h + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_NOTE && ph.p_offset <= HEAD_MAX &&
+		    ph.p_filesz <= HEAD_MAX - ph.p_offset && ph.p_offset + ph.p_filesz > need)
+			need = ph.p_offset + ph.p_filesz;
+	}
+	if (need > eh.e_phoff + phnum * sizeof(Elf64_Phdr)) {
+		uint8_t *nh = realloc(h, need);
+		if (nh == NULL) {
+			free(h);
+			return kerr_set(e, KVS_E_NOMEM, "out of memory");
+		}
+		h = nh;
+		if (pread_all(a->fd, h, need, 0) != 0) {
+			free(h);
+			return kerr_errno(e, errno, "reading the notes");
+		}
+	}
+	*head = h;
+	*head_len = need;
+	return 0;
+}
+
+/* The headers are in a->map's first head_len bytes; head (pread mode) is
+ * taken over on success. */
+static int
+open_headers(const struct kvs_open_args *a, uint64_t head_len, uint8_t *head, void **priv,
+    struct kvs_error *e)
 {
 	const Elf64_Ehdr *eh;
 	struct elfdump *d;
@@ -143,9 +242,9 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	bool any_paddr = false;
 	size_t i;
 
-	if (a->map == NULL || a->map_len < 4 || memcmp(a->map, ELFMAG, SELFMAG) != 0)
+	if (a->map_len < 4 || head_len < 4 || memcmp(a->map, ELFMAG, SELFMAG) != 0)
 		return KVS_NOTMINE;
-	if (a->map_len < sizeof(Elf64_Ehdr))
+	if (a->map_len < sizeof(Elf64_Ehdr) || head_len < sizeof(Elf64_Ehdr))
 		return kerr_set(e, KVS_E_TRUNCATED, "ELF header truncated (%llu bytes)",
 		    (unsigned long long)a->map_len);
 	eh = (const Elf64_Ehdr *)a->map;
@@ -159,8 +258,8 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	if (phnum == PN_XNUM) {
 		/* The real count is in section header 0 (QEMU's paging dumps). */
 		Elf64_Shdr sh0;
-		if (eh->e_shoff == 0 || eh->e_shoff > a->map_len ||
-		    a->map_len - eh->e_shoff < sizeof(sh0))
+		if (eh->e_shoff == 0 || eh->e_shoff > head_len ||
+		    head_len - eh->e_shoff < sizeof(sh0))
 			return kerr_set(e, KVS_E_FORMAT, "program header count is PN_XNUM "
 			    "but there is no section header 0 to hold it");
 		memcpy(&sh0, a->map + eh->e_shoff, sizeof(sh0));
@@ -169,8 +268,8 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || phnum == 0)
 		return kerr_set(e, KVS_E_FORMAT, "bad program headers (entsize %u, count %llu)",
 		    eh->e_phentsize, (unsigned long long)phnum);
-	if (eh->e_phoff > a->map_len ||
-	    phnum * sizeof(Elf64_Phdr) > a->map_len - eh->e_phoff)
+	if (eh->e_phoff > head_len ||
+	    phnum * sizeof(Elf64_Phdr) > head_len - eh->e_phoff)
 		return kerr_set(e, KVS_E_TRUNCATED, "program headers at 0x%llx past end of "
 		    "file (%llu bytes)", (unsigned long long)eh->e_phoff,
 		    (unsigned long long)a->map_len);
@@ -184,19 +283,21 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	}
 	d->map = a->map;
 	d->len = a->map_len;
+	d->fd = head != NULL ? a->fd : -1;
+	d->head = head;
 	/* A core is addressed physically when any PT_LOAD names a physical
 	 * address (then p_paddr 0 is page 0, not "none"), and only virtually
 	 * when none does. */
 	for (i = 0; i < phnum && !any_paddr; i++) {
 		Elf64_Phdr ph;
 		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-		any_paddr = ph.p_type == PT_LOAD && ph.p_paddr != 0;
+		any_paddr = ph.p_type == PT_LOAD && ph.p_paddr != 0 && ph.p_paddr != NO_PADDR;
 	}
 	for (i = 0; i < phnum; i++) {
 		Elf64_Phdr ph;
 		memcpy(&ph, a->map + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_NOTE && ph.p_offset <= a->map_len &&
-		    ph.p_filesz <= a->map_len - ph.p_offset && d->vmcoreinfo == NULL)
+		if (ph.p_type == PT_NOTE && ph.p_offset <= head_len &&
+		    ph.p_filesz <= head_len - ph.p_offset && d->vmcoreinfo == NULL)
 			find_vmcoreinfo(d, ph.p_offset, ph.p_filesz);
 		if (ph.p_type != PT_LOAD)
 			continue;
@@ -210,13 +311,16 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		uint64_t memsz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
 		if (memsz == 0)
 			continue;
-		if (memsz - 1 > UINT64_MAX - ph.p_paddr || memsz - 1 > UINT64_MAX - ph.p_vaddr) {
+		/* /proc/kcore: vmalloc, vmemmap... have no physical address. */
+		bool nopa = d->fd >= 0 && ph.p_paddr == NO_PADDR;
+		if ((!nopa && memsz - 1 > UINT64_MAX - ph.p_paddr) ||
+		    memsz - 1 > UINT64_MAX - ph.p_vaddr) {
 			kerr_set(e, KVS_E_FORMAT, "segment %zu (physical 0x%llx, 0x%llx bytes) "
 			    "wraps around the address space", i,
 			    (unsigned long long)ph.p_paddr, (unsigned long long)memsz);
 			goto fail;
 		}
-		if (any_paddr || ph.p_vaddr == 0)
+		if (!nopa && (any_paddr || ph.p_vaddr == 0))
 			d->segs[d->nsegs++] = (struct seg){ ph.p_paddr, memsz, ph.p_filesz, ph.p_offset };
 		if (ph.p_vaddr != 0 && ph.p_vaddr != ph.p_paddr)
 			d->vsegs[d->nvsegs++] = (struct seg){ ph.p_vaddr, memsz, ph.p_filesz, ph.p_offset };
@@ -238,11 +342,12 @@ elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	}
 	{
 		const struct seg *bad;
-		size_t k = sort_unique(d->map, d->segs, d->nsegs, &bad);
+		const uint8_t *cmp = d->fd >= 0 ? NULL : d->map;  /* live: not compared */
+		size_t k = sort_unique(cmp, d->segs, d->nsegs, &bad);
 		const char *what = "physical";
 		if (bad == NULL) {
 			d->nsegs = k;
-			k = sort_unique(d->map, d->vsegs, d->nvsegs, &bad);
+			k = sort_unique(cmp, d->vsegs, d->nvsegs, &bad);
 			d->nvsegs = k;
 			what = "virtual";
 			/* With physical memory the page tables are authoritative
@@ -274,6 +379,25 @@ fail:
 	free(d->vsegs);
 	free(d);
 	return -1;
+}
+
+static int
+elf_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
+{
+	struct kvs_open_args h = *a;
+	uint8_t *head = NULL;
+	uint64_t head_len = a->map_len;
+	int rc;
+
+	if (a->map == NULL) {
+		if ((rc = read_head(a, &head, &head_len, e)) != 0)
+			return rc;
+		h.map = head;
+	}
+	rc = open_headers(&h, head_len, head, priv, e);
+	if (rc != 0)
+		free(head);
+	return rc;
 }
 
 static const struct seg *
@@ -316,7 +440,14 @@ seg_read(const struct elfdump *d, const struct seg *segs, size_t nsegs, const ch
 			memset(p, 0, n);
 		else {
 			uint64_t f = s->filesz - in < n ? s->filesz - in : n;
-			memcpy(p, d->map + s->off + in, f);
+			if (d->fd < 0)
+				memcpy(p, d->map + s->off + in, f);
+			else if (pread_all(d->fd, p, f, s->off + in) != 0) {
+				kerr_errno(e, errno, "%s 0x%llx: reading offset 0x%llx", what,
+				    (unsigned long long)pa, (unsigned long long)(s->off + in));
+				kerr_fault(e, pa);
+				return -1;
+			}
 			memset(p + f, 0, n - f);
 		}
 		p += n;
@@ -353,6 +484,7 @@ elf_info(void *priv, struct kvs_src_info *out)
 	out->dumped_pages = d->pages;
 	out->source_bytes = d->len;
 	out->virtual_only = d->nsegs == 0;
+	out->live = d->fd >= 0;
 	out->vmcoreinfo = d->vmcoreinfo;
 	out->vmcoreinfo_len = d->vmcoreinfo_len;
 }
@@ -364,6 +496,7 @@ elf_close(void *priv)
 
 	free(d->segs);
 	free(d->vsegs);
+	free(d->head);
 	free(d);
 }
 

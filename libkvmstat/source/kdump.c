@@ -162,6 +162,7 @@ struct kdump {
 
 	char *vmci_copy;        /* owned copy, when not one stretch of the map */
 	struct kvs_src_info info;
+	struct kdump *next_part; /* split dumps: the other files given, chained */
 };
 
 static uint32_t
@@ -739,7 +740,8 @@ find_desc(struct kdump *k, uint64_t pa, struct pdesc *pd, struct kvs_error *e)
 	}
 	if (pfn < k->start_pfn || pfn >= k->end_pfn) {
 		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not in dump (in another part of a "
-		    "split dump: this part holds pfns 0x%llx-0x%llx)", (unsigned long long)pa,
+		    "split dump, not given: this part holds pfns 0x%llx-0x%llx; give every "
+		    "part, -M a,b,...)", (unsigned long long)pa,
 		    (unsigned long long)k->start_pfn, (unsigned long long)k->end_pfn);
 		kerr_fault(e, pa);
 		return -1;
@@ -919,13 +921,27 @@ cached_page(struct kdump *k, uint64_t pfn, const struct pdesc *pd, uint64_t pa,
 	return dst;
 }
 
+/* The part of a split dump holding pfn (the first file when none does:
+ * its lookup then says why the page is missing). */
+static struct kdump *
+part_of(struct kdump *k, uint64_t pfn)
+{
+	struct kdump *p;
+
+	for (p = k; p != NULL; p = p->next_part)
+		if (pfn >= p->start_pfn && pfn < p->end_pfn)
+			return p;
+	return k;
+}
+
 static int
 kd_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 {
-	struct kdump *k = priv;
+	struct kdump *k0 = priv;
 	uint8_t *p = buf;
 
 	while (len > 0) {
+		struct kdump *k = k0->next_part != NULL ? part_of(k0, pa >> k0->shift) : k0;
 		uint64_t in = pa & (k->bs - 1), n = k->bs - in;
 		struct pdesc pd;
 		if (n > len)
@@ -953,22 +969,29 @@ kd_info(void *priv, struct kvs_src_info *out)
 	struct kdump *k = priv;
 
 	*out = k->info;
-	out->cache_hits = k->hits;
-	out->cache_misses = k->misses;
+	for (; k != NULL; k = k->next_part) {
+		out->cache_hits += k->hits;
+		out->cache_misses += k->misses;
+		if (k != priv)
+			out->source_bytes += k->info.source_bytes;
+	}
 }
 
 /* Pages this file holds: a pass over the 2nd bitmap, asked by info only. */
 static uint64_t
 kd_dumped_pages(void *priv)
 {
-	struct kdump *k = priv;
+	struct kdump *k;
 	struct kvs_error e;
-	uint64_t a, b;
+	uint64_t a, b, n = 0;
 
 	kerr_clear(&e);
-	if (rank_of(k, k->start_pfn, &a, &e) != 0 || rank_of(k, k->end_pfn, &b, &e) != 0)
-		return 0;
-	return b - a;
+	for (k = priv; k != NULL; k = k->next_part) {
+		if (rank_of(k, k->start_pfn, &a, &e) != 0 || rank_of(k, k->end_pfn, &b, &e) != 0)
+			return 0;
+		n += b - a;
+	}
+	return n;
 }
 
 static void
@@ -976,6 +999,8 @@ kd_close(void *priv)
 {
 	struct kdump *k = priv;
 
+	if (k->next_part != NULL)
+		kd_close(k->next_part);
 	free(k->recs);
 	free(k->rank);
 	free(k->cbuf);
@@ -985,7 +1010,54 @@ kd_close(void *priv)
 	free(k);
 }
 
+/*
+ * Another file of a split dump (makedumpfile --split): a part of the same
+ * dump (same page size and max_mapnr) holding pfns no other part given
+ * holds.  Reads then go to the part holding the page.
+ */
+static int
+kd_add_part(void *priv, const struct kvs_open_args *a, struct kvs_error *e)
+{
+	struct kdump *k = priv, *n, *q;
+	void *np;
+	int rc = kd_open(a, &np, e);
+
+	if (rc == KVS_NOTMINE)
+		return kerr_set(e, KVS_E_FORMAT, "not a kdump-compressed file, so not a part of "
+		    "the split dump");
+	if (rc != 0)
+		return -1;
+	n = np;
+	if (!k->split || !n->split) {
+		kd_close(n);
+		return kerr_set(e, KVS_E_FORMAT, "only the parts of a split dump (makedumpfile "
+		    "--split) are given together, and %s is a whole dump", !k->split ?
+		    "the first file" : "this one");
+	}
+	if (n->bs != k->bs || n->max_mapnr != k->max_mapnr) {
+		kd_close(n);
+		return kerr_set(e, KVS_E_MISMATCH, "not a part of the same dump (page size %llu, "
+		    "max_mapnr %llu; the first part's %llu, %llu)", (unsigned long long)n->bs,
+		    (unsigned long long)n->max_mapnr, (unsigned long long)k->bs,
+		    (unsigned long long)k->max_mapnr);
+	}
+	for (q = k; q != NULL; q = q->next_part)
+		if (n->start_pfn < q->end_pfn && q->start_pfn < n->end_pfn) {
+			kerr_set(e, KVS_E_FORMAT, "holds pfns 0x%llx-0x%llx, which overlap the "
+			    "0x%llx-0x%llx of a part given before (the same part twice?)",
+			    (unsigned long long)n->start_pfn, (unsigned long long)n->end_pfn,
+			    (unsigned long long)q->start_pfn, (unsigned long long)q->end_pfn);
+			kd_close(n);
+			return -1;
+		}
+	for (q = k; q->next_part != NULL; q = q->next_part)
+		;
+	q->next_part = n;
+	return 0;
+}
+
 const struct kvs_source_ops kvs_source_kdump = {
+	.add_part = kd_add_part,
 	.name = "kdump",
 	.open = kd_open,
 	.read_phys = kd_read,

@@ -20,6 +20,39 @@ struct raw {
 	int fd;
 };
 
+/*
+ * Unless asked for (KVS_O_RAW), raw is what a file no format claimed is
+ * taken for.  Memory comes in whole pages, and compressed data is none:
+ * such files get their real cause, not an error about page tables.
+ */
+static int
+not_raw(const struct kvs_open_args *a, struct kvs_error *e)
+{
+	static const struct {
+		const char *what, *tool;
+		size_t len;
+		const uint8_t magic[6];
+	} packed[] = {
+		{ "gzip", "gunzip", 2, { 0x1f, 0x8b } },
+		{ "zstd", "unzstd", 4, { 0x28, 0xb5, 0x2f, 0xfd } },
+		{ "xz", "unxz", 6, { 0xfd, '7', 'z', 'X', 'Z', 0 } },
+		{ "bzip2", "bunzip2", 3, { 'B', 'Z', 'h' } },
+		{ "lz4", "unlz4", 4, { 0x04, 0x22, 0x4d, 0x18 } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
+		if (a->map_len >= packed[i].len && memcmp(a->map, packed[i].magic, packed[i].len) == 0)
+			return kerr_set(e, KVS_E_FORMAT, "%s-compressed data, not a dump: "
+			    "decompress it first (%s)", packed[i].what, packed[i].tool);
+	if (a->map_len % 4096 != 0)
+		return kerr_set(e, KVS_E_FORMAT, "no dump format kvmstat reads, and at %llu "
+		    "bytes, not whole 4 KiB pages, not a raw "
+		    "memory image either (--raw reads it as one regardless)",
+		    (unsigned long long)a->map_len);
+	return 0;
+}
+
 static int
 raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 {
@@ -27,6 +60,8 @@ raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 
 	if (a->map == NULL || a->map_len == 0)
 		return kerr_set(e, KVS_E_FORMAT, "raw image must be a non-empty regular file");
+	if (!(a->flags & KVS_O_RAW) && not_raw(a, e) != 0)
+		return -1;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");

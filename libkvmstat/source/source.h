@@ -77,6 +77,9 @@ struct kvs_source_ops {
 	 * file can change under it re-checks what it may read. */
 	void (*refresh)(void *priv);
 	void (*close)(void *priv);
+	/* Optional: another file of the same dump (the parts of a split
+	 * kdump), mapped like the first.  0, or -1 with e set. */
+	int (*add_part)(void *priv, const struct kvs_open_args *a, struct kvs_error *e);
 };
 
 /* The formats a regular file is probed for, in order (source.c): raw last,

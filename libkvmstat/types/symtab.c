@@ -30,6 +30,7 @@ struct kvs_symtab {
 	struct kvs_htab byname; /* name -> index+1 into syms (the winner) */
 	uint32_t *byaddr;       /* indexes of FUNC/OBJECT symbols sorted by value */
 	size_t naddr;
+	char *names;            /* kvs_symtab_from_list: the names it owns */
 };
 
 static bool
@@ -124,6 +125,8 @@ sort_by_addr(struct kvs_symtab *st)
 	return 0;
 }
 
+static int index_table(struct kvs_symtab *st, struct kvs_error *e);
+
 int
 kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf_, struct kvs_error *e)
 {
@@ -188,6 +191,18 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 		    (unsigned char)GELF_ST_BIND(s.st_info), (unsigned char)type };
 	}
 
+	if (index_table(st, e) != 0)
+		return -1;
+	*out = st;
+	return 0;
+}
+
+/* Index what st->syms holds: 0 or -1 (out of memory, st freed). */
+static int
+index_table(struct kvs_symtab *st, struct kvs_error *e)
+{
+	size_t i;
+
 	st->byaddr = calloc(st->nsyms ? st->nsyms : 1, sizeof(*st->byaddr));
 	if (kvs_htab_reserve(&st->byname, st->nsyms) != 0 || st->byaddr == NULL ||
 	    sort_by_addr(st) != 0) {
@@ -196,7 +211,53 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 	}
 	for (i = 0; i < st->nsyms; i++)
 		hash_insert(st, (uint32_t)i);
+	return 0;
+}
+
+int
+kvs_symtab_from_list(struct kvs_symtab **out, char *names, const struct kvs_symdef *defs,
+    size_t n, struct kvs_error *e)
+{
+	struct kvs_symtab *st;
+	size_t i;
+
+	if (n > UINT32_MAX / 2) {
+		free(names);
+		return kerr_set(e, KVS_E_FORMAT, "absurd symbol count %zu", n);
+	}
+	st = calloc(1, sizeof(*st));
+	if (st == NULL || (st->syms = calloc(n ? n : 1, sizeof(*st->syms))) == NULL) {
+		free(st);
+		free(names);
+		return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
+	}
+	st->names = names;
+	for (i = 0; i < n; i++)
+		if (defs[i].name != NULL && defs[i].name[0] != '\0')
+			st->syms[st->nsyms++] = (struct sym){ defs[i].name, defs[i].value,
+			    defs[i].size, defs[i].bind, defs[i].type };
+	if (index_table(st, e) != 0)
+		return -1;
 	*out = st;
+	return 0;
+}
+
+int
+kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next)
+{
+	size_t lo = 0, hi = st->naddr;
+
+	/* First symbol with value > addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->syms[st->byaddr[mid]].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == st->naddr)
+		return -1;
+	*next = st->syms[st->byaddr[lo]].value;
 	return 0;
 }
 
@@ -205,6 +266,7 @@ kvs_symtab_free(struct kvs_symtab *st)
 {
 	if (st == NULL)
 		return;
+	free(st->names);
 	free(st->syms);
 	kvs_htab_free(&st->byname);
 	free(st->byaddr);

@@ -19,7 +19,19 @@ KVS_HIDDEN int kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf,
  * st_shndx, placed at secaddr[st_shndx] (0 = not loaded: symbol dropped). */
 KVS_HIDDEN int kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf,
     const uint64_t *secaddr, size_t nsec, struct kvs_error *e);
+/* A table from a list (symbols a kernel keeps in memory: Linux kallsyms).
+ * bind/type are ELF's STB_ and STT_ values; names point into `names`, which
+ * the table takes over (freed with it, also on failure). */
+struct kvs_symdef {
+	const char *name;
+	uint64_t value, size;
+	unsigned char bind, type;
+};
+KVS_HIDDEN int kvs_symtab_from_list(struct kvs_symtab **out, char *names,
+    const struct kvs_symdef *defs, size_t n, struct kvs_error *e);
 KVS_HIDDEN void kvs_symtab_free(struct kvs_symtab *st);
+/* The lowest function/object symbol value above addr: 0, or -1 if none. */
+KVS_HIDDEN int kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next);
 /* name may carry one a.out-style leading '_'.  Returns 0 or -1 (KVS_E_NOSYMBOL). */
 KVS_HIDDEN int kvs_symtab_lookup(const struct kvs_symtab *st, const char *name,
     uint64_t *addr, uint64_t *size, struct kvs_error *e);

@@ -53,7 +53,7 @@ run other.malloc -N $F/fbsd14/kernel.other -M $F/fbsd14/vmcore.minidump3 malloc
 run other.noverify -N $F/fbsd14/kernel.other -M $F/fbsd14/vmcore.minidump3 --no-verify malloc
 run dwarf2.malloc -N $F/fbsd14/kernel.dwarf2 -M $F/fbsd14/vmcore.minidump3 malloc
 run dwarf5.zone -N $F/fbsd14/kernel.dwarf5 -M $F/fbsd14/vmcore.minidump3 zone
-run default.info info
+run default.info --demo info
 run help --help
 run nocmd
 run badcmd frobnicate

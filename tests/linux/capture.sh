@@ -19,6 +19,11 @@
 #   --timeout SEC   per boot attempt, until READY (default 600; 25-65 s measured). A boot that
 #                   misses it is killed and retried once.
 #   --force         ignore a cached capture.
+#   --kcore BIN     put the kvmstat binary BIN (with the shared libraries it
+#                   needs) into the initramfs; the guest runs `BIN -M
+#                   /proc/kcore slab` between two reads of /proc/slabinfo and
+#                   prints all three (OUTDIR/kcore/); only vmcore.elf is
+#                   dumped.  The capture is redone when BIN changes.
 #
 # Outputs in OUTDIR: vmcore.elf (paging=false), vmcore.elf-paging,
 # vmcore.kdump-zlib.flat (QEMU's flattened output), vmcore.kdump-zlib (-R),
@@ -33,7 +38,7 @@ set -euo pipefail
 
 SCRIPT_VERSION=4
 
-OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0
+OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0; KCORE_BIN=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kaslr) KASLR=1 ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--live-hook) HOOK=$2; shift ;;
 	--timeout) TIMEOUT=$2; shift ;;
 	--force) FORCE=1 ;;
+	--kcore) KCORE_BIN=$2; shift ;;
 	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
 	-*) die "capture: unknown option $1" ;;
 	*) [ -z "$OUTDIR" ] || die "capture: one OUTDIR only"; OUTDIR=$1 ;;
@@ -100,12 +106,19 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 STAMP="$OUTDIR/capture.stamp"
 stamp_text() {
 	printf 'script_version=%s\nkbuild=%s\nkaslr=%s\nlive=%s\n' "$SCRIPT_VERSION" "$KBUILD" "$KASLR" "$LIVE"
+	[ -z "$KCORE_BIN" ] || printf 'kcore=%s\n' "$(sha256sum <"$KCORE_BIN" | cut -c1-64)"
 }
 OUTPUTS=(vmcore.elf vmcore.elf-paging vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts
 	vmcore.mdf-d31 vmcore.mdf-lzo slabinfo.final serial.log timings.txt gt/slabinfo gt/vmcoreinfo)
 [ $LIVE = 1 ] && OUTPUTS+=(mem.ram)
+if [ -n "$KCORE_BIN" ]; then
+	[ -x "$KCORE_BIN" ] || die "capture: --kcore $KCORE_BIN is not an executable"
+	KCORE_BIN=$(cd "$(dirname "$KCORE_BIN")" && pwd)/$(basename "$KCORE_BIN")
+	OUTPUTS=(vmcore.elf slabinfo.final serial.log timings.txt gt/slabinfo gt/vmcoreinfo
+		kcore/slab kcore/before kcore/after kcore/rc)
+fi
 
-if [ $FORCE = 0 ] && [ -f "$STAMP" ] && [ "$(head -n 4 "$STAMP")" = "$(stamp_text)" ]; then
+if [ $FORCE = 0 ] && [ -f "$STAMP" ] && [ "$(head -n 5 "$STAMP")" = "$(stamp_text)" ]; then
 	ok=1
 	for f in "${OUTPUTS[@]}"; do [ -s "$OUTDIR/$f" ] || ok=0; done
 	if [ $ok = 1 ]; then
@@ -141,6 +154,15 @@ for m in "${MODULES[@]}"; do
 	*) fail "module $m: unexpected path $p" ;;
 	esac
 done
+if [ -n "$KCORE_BIN" ]; then
+	# kvmstat and what ld.so needs for it, at the paths it looks in.
+	mkdir -p "$IR/kvmstat"
+	cp "$KCORE_BIN" "$IR/kvmstat/kvmstat"
+	for lib in $(ldd "$KCORE_BIN" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
+		mkdir -p "$IR$(dirname "$lib")"
+		cp -L "$lib" "$IR$lib"
+	done
+fi
 (cd "$IR" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9) >"$OUTDIR/initramfs.cpio.gz" ||
 	fail "building the initramfs"
 timing initramfs "$(elapsed "$t0")"
@@ -151,6 +173,7 @@ SERIAL=$OUTDIR/serial.log
 APPEND="console=ttyS0 profile=2 quiet panic=-1"
 [ $KASLR = 0 ] && APPEND="$APPEND nokaslr"
 [ $LIVE = 1 ] && APPEND="$APPEND lc_live=1"
+[ -n "$KCORE_BIN" ] && APPEND="$APPEND lc_kcore=1"
 qmp() { "$PY" "$KVS_LINUX_DIR/qmp.py" "$QMP" "$@"; }
 
 boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
@@ -260,8 +283,10 @@ dump() {  # dump NAME JSON-ARGS
 	timing "dump $1" "$(elapsed "$t0")"
 }
 dump vmcore.elf '{"paging": false, "protocol": "file:'"$OUTDIR"'/vmcore.elf"}'
+if [ -z "$KCORE_BIN" ]; then
 dump vmcore.elf-paging '{"paging": true, "protocol": "file:'"$OUTDIR"'/vmcore.elf-paging"}'
 dump vmcore.kdump-zlib.flat '{"paging": false, "format": "kdump-zlib", "protocol": "file:'"$OUTDIR"'/vmcore.kdump-zlib.flat"}'
+fi
 STEP="qmp quit"
 qmp quit >/dev/null || true
 for _ in $(seq 50); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 0.1; done
@@ -277,6 +302,19 @@ tar -C "$OUTDIR" -xf "$OUTDIR/gt.img" || fail "extracting gt.img"
 "$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
 	===LC_SLABINFO_BEGIN=== ===LC_SLABINFO_END=== "$OUTDIR/slabinfo.final" || fail "slabinfo.final"
 head -n 1 "$OUTDIR/slabinfo.final" | grep -q '^slabinfo - version' || fail "slabinfo.final is garbled"
+if [ -n "$KCORE_BIN" ]; then
+	STEP="kcore outputs"
+	mkdir -p "$OUTDIR/kcore"
+	for part in before slab after err rc info; do
+		"$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" "===LC_KCORE_${part^^}_BEGIN===" \
+			"===LC_KCORE_${part^^}_END===" "$OUTDIR/kcore/$part" || fail "kcore $part missing from serial.log"
+	done
+	chmod a+r "$OUTDIR"/vmcore.* 2>/dev/null || true
+	(cd "$OUTDIR" && ls -l "${OUTPUTS[@]}" >"$OUTDIR/files.txt")
+	stamp_text >"$STAMP"
+	log "capture: done (kcore): $OUTDIR"
+	exit 0
+fi
 
 # --- post-processing --------------------------------------------------------
 STEP="makedumpfile -R"

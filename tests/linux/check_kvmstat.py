@@ -21,15 +21,17 @@ outputs by realcore.sh):
 Prints one line per failed check, a summary per capture, and finally
 "linux-realcore: N passed, M failed".
 """
+import bisect
 import json
 import os
+import struct
 import sys
 
 passed = 0
 failed = 0
 # The kdump-compressed files capture.sh makes (those present are compared).
 KDUMPS = ["vmcore.kdump-zlib.flat", "vmcore.kdump-zlib", "vmcore.kdump-zlib.uts",
-          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd"]
+          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd", "vmcore.mdf-split"]
 
 
 def check(ok, what, detail=""):
@@ -72,8 +74,141 @@ def parse_crash_tsv(path):
     return rows
 
 
+def readprofile(bins, nbins, step, stext, sysmap):
+    """Per-function ticks as readprofile computes them from System.map: a
+    bin counts for the last text symbol (T t W w) at or below its address,
+    in the file's order; the last bin is *unknown*.  bins: {index: count}
+    at runtime _stext.  Returns ({runtime address: ticks}, {address: names},
+    unknown)."""
+    syms, link_stext = [], None
+    for line in open(sysmap):
+        f = line.split()
+        if len(f) >= 3 and f[1] in "TtWw":
+            syms.append((int(f[0], 16), f[2]))
+        if len(f) >= 3 and f[2] == "_stext":
+            link_stext = int(f[0], 16)
+    syms.sort(key=lambda s: s[0])
+    slide = stext - link_stext
+    addrs = [a for a, _ in syms]
+    names = {}
+    for a, n in syms:
+        names.setdefault(a + slide, set()).add(n)
+    ticks, unknown = {}, 0
+    for i, c in bins.items():
+        if i == nbins - 1:
+            unknown += c
+            continue
+        k = bisect.bisect_right(addrs, link_stext + i * step) - 1
+        a = syms[k][0] + slide if k >= 0 else 0
+        ticks[a] = ticks.get(a, 0) + c
+    return ticks, names, unknown
+
+
+def check_profile(cap, cd, od):
+    """The profile buffer: every bin equal to drgn's on the same dump; the
+    per-function ticks equal readprofile's binning of those bins against
+    System.map (aliases at one address are one function); against the
+    guest's /proc/profile, read about a second before the dump: the same
+    step, no counter lower than the guest's (counters only grow), and the
+    guest's top-10 order wherever two functions' ticks differ by more than
+    the ticks that arrived in between."""
+    drgn = json.load(open(os.path.join(cd, "oracles", "drgn.vmcore.elf-paging.json")))
+    dp = drgn.get("profile")
+    if not check(dp is not None and dp.get("prof_len"), f"{cap}: drgn found a profile buffer"):
+        return
+    g = read(os.path.join(od, "gmon.out"))
+    lpc, hpc, ncnt, version, rate, bits = struct.unpack_from("<QQiiii", g, 0)
+    n = (len(g) - 40) // 4
+    ours = struct.unpack_from("<%dI" % n, g, 40)
+    stext, step = int(dp["_stext"], 16), 1 << dp["prof_shift"]
+    dbins = {int(k): v for k, v in dp["bins"].items()}
+    check(n == dp["prof_len"] and lpc == stext and bits == 32 and (hpc - lpc) // n == step,
+          f"{cap}: profile geometry", f"{n} bins from 0x{lpc:x}, drgn {dp['prof_len']}")
+    obins = {i: c for i, c in enumerate(ours) if c}
+    check(obins == dbins, f"{cap}: profile bins differ from drgn's prof_buffer",
+          f"{len(set(obins.items()) ^ set(dbins.items()))} bins differ")
+    sysmap = os.environ["SYSTEM_MAP"]
+    rp, names, unknown = readprofile(dbins, n, step, stext, sysmap)
+    for tag in ["profile___json", "nodebug.profile___json"]:
+        j = json.load(open(os.path.join(od, f"vmcore.elf.{tag}")))
+        mine = {int(f["address"], 16): f["ticks"] for f in j["functions"]}
+        check(j["step"] == step and j["total"] == dp["total"] and j["unknown"] == unknown,
+              f"{cap}: {tag} step/total/unknown",
+              f"{j['step']} {j['total']} {j['unknown']} vs {dp['total']} {unknown}")
+        bad = [hex(k) for k in set(mine) | set(rp) if mine.get(k) != rp.get(k)]
+        check(not bad, f"{cap}: {tag} per-function ticks differ from readprofile on "
+              f"System.map", f"{len(bad)} functions: {sorted(bad)[:5]}")
+        badn = [f["function"] for f in j["functions"]
+                if f["function"] not in names.get(int(f["address"], 16), ())]
+        check(not badn, f"{cap}: {tag} names not in System.map at their address", str(badn[:5]))
+        ticks = [f["ticks"] for f in j["functions"]]
+        check(ticks == sorted(ticks, reverse=True), f"{cap}: {tag} busiest first")
+    b = read(os.path.join(cd, "gt", "profile"))
+    gv = struct.unpack("<%dI" % (len(b) // 4), b)
+    gbins = {i: c for i, c in enumerate(gv[1:]) if c}
+    check(gv[0] == step, f"{cap}: /proc/profile step {gv[0]} vs {step}")
+    check(len(gv) - 1 == n and all(obins.get(i, 0) >= c for i, c in gbins.items()),
+          f"{cap}: a counter in the dump is lower than in the guest's earlier /proc/profile")
+    drift = sum(obins.values()) - sum(gbins.values())
+    grp, _, _ = readprofile(gbins, n, step, stext, sysmap)
+    j = json.load(open(os.path.join(od, "vmcore.elf.profile___json")))
+    mine = {int(f["address"], 16): f["ticks"] for f in j["functions"]}
+    top_g = sorted(grp, key=lambda a: -grp[a])[:10]
+    pos = {int(f["address"], 16): i for i, f in enumerate(j["functions"])}
+    wrong = [(hex(a), hex(b)) for x, a in enumerate(top_g) for b in top_g[x + 1:]
+             if grp[a] - grp[b] > drift and not pos.get(a, 1 << 30) < pos.get(b, 1 << 30)]
+    check(not wrong, f"{cap}: the guest's top-10 order (gaps over {drift} ticks) not kept",
+          str(wrong[:3]))
+    same = [pos.get(a) for a in top_g] == list(range(10))
+    print(f"{cap}: profile {n} bins, {len(obins)} non-zero, total {dp['total']} (guest's "
+          f"/proc/profile {sum(gbins.values())}: {drift} ticks later); top-10 order "
+          f"{'identical' if same else 'differs only where the gap is within the drift'}")
+
+
+def check_kcore(kd):
+    """kvmstat -M /proc/kcore inside the guest against /proc/slabinfo read
+    just before and just after it: the same caches, object sizes, objects
+    and pages per slab exactly; each count equal to the guest's when the two
+    reads agree on it, else between them."""
+    rc = open(os.path.join(kd, "rc")).read().strip()
+    err = open(os.path.join(kd, "err")).read().strip() if os.path.exists(
+        os.path.join(kd, "err")) else ""
+    if not check(rc == "0", "kcore: kvmstat -M /proc/kcore slab in the guest exit " + rc, err):
+        return
+    before = parse_slabinfo(os.path.join(kd, "before"))
+    after = parse_slabinfo(os.path.join(kd, "after"))
+    ours = parse_slabinfo(os.path.join(kd, "slab"))
+    check(set(ours) == set(before) == set(after), "kcore: cache names differ from "
+          "/proc/slabinfo", f"only ours {sorted(set(ours) - set(before))[:5]}, only "
+          f"slabinfo's {sorted(set(before) - set(ours))[:5]}")
+    exact = changed = 0
+    for name, o in ours.items():
+        b, a = before.get(name), after.get(name)
+        if b is None or a is None:
+            continue
+        check(all(o[f] == b[f] == a[f] for f in ["size", "objects_per_slab", "pages_per_slab"]),
+              f"kcore: {name} objsize/objperslab/pagesperslab", f"{o['line']} vs {b['line']}")
+        ok = True
+        for f in ["active_objs", "num_objs", "num_slabs"]:
+            lo, hi = min(b[f], a[f]), max(b[f], a[f])
+            ok = ok and lo <= o[f] <= hi
+        check(ok, f"kcore: {name} counts outside the guest's before/after",
+              f"ours '{o['line']}' before '{b['line']}' after '{a['line']}'")
+        if o["line"] == b["line"] == a["line"]:
+            exact += 1
+        elif b["line"] != a["line"]:
+            changed += 1
+    info = open(os.path.join(kd, "info")).read()
+    check("format:        elf" in info and "Linux version" in info, "kcore: kvmstat info on "
+          "/proc/kcore names an ELF and the kernel's version", info[:300])
+    print(f"kcore: {len(ours)} caches from /proc/kcore in the guest; {exact} lines identical "
+          f"to /proc/slabinfo, {changed} caches changed between its two reads")
+
+
 def main():
     capdir, outdir, caps = sys.argv[1], sys.argv[2], sys.argv[3:]
+    # kvmstat's JSON key for the exactly allocated objects is "count" (the
+    # key every allocator's rows share); the drgn oracle's is "allocated".
     fields = ["num_objs", "num_slabs", "active_objs", "allocated", "object_size", "size",
               "objects_per_slab"]
     for cap in caps:
@@ -82,7 +217,10 @@ def main():
         if os.path.exists(os.path.join(cd, "mem.ram")):
             dumps.append("mem.ram")
         for d in KDUMPS:
-            if os.path.exists(os.path.join(cd, d)):
+            # The split dump's parts: beside the capture or in the outputs.
+            if os.path.exists(os.path.join(cd, d)) or \
+                    os.path.exists(os.path.join(cd, d + ".3")) or \
+                    os.path.exists(os.path.join(od, d + ".3")):
                 dumps.append(d)
         before = failed
         runs = sorted(f[:-3] for f in os.listdir(od) if f.endswith(".rc"))
@@ -102,6 +240,33 @@ def main():
                 p = os.path.join(od, f"{d}.{tag}")
                 check(os.path.exists(p) and read(p) == ref,
                       f"{cap}: {tag.strip('_')} on {d} differs from vmcore.elf")
+        # No debug file (kallsyms and BTF from the dump): the same bytes as
+        # with vmlinux, on every format.
+        for d in dumps:
+            for tag in ["slab___json", "slab", "slab___format_crash", "dmesg", "info___json"]:
+                a, b = os.path.join(od, f"{d}.{tag}"), os.path.join(od, f"{d}.nodebug.{tag}")
+                if tag == "info___json":
+                    ja, jb = json.load(open(a)), json.load(open(b))
+                    for j in (ja, jb):
+                        j.pop("kernel", None)
+                        j.pop("dwarf_version", None)
+                    ok = ja == jb
+                else:
+                    ok = read(a) == read(b)
+                check(ok, f"{cap}: {tag.strip('_')} on {d} without -N differs from -N vmlinux")
+        # info --stats: the kdump forms decompress through their page cache.
+        for d in dumps:
+            st = json.load(open(os.path.join(od, f"{d}.stats")))
+            h, m = st.get("page_cache_hits"), st.get("page_cache_misses")
+            want = d in KDUMPS
+            check(h is not None and m is not None and ((h + m > 0 and m > 0) if want
+                                                       else h == m == 0),
+                  f"{cap}: info --stats page cache on {d}", f"hits {h} misses {m}")
+        # The dump's BTF and the vmlinux DWARF agree on the walkers' structs.
+        tb, td = os.path.join(od, "types.btf-dump"), os.path.join(od, "types.dwarf")
+        check(os.path.exists(tb) and read(tb) == read(td) and len(read(tb)) > 1000,
+              f"{cap}: kvmstat type from the dump's BTF differs from the vmlinux DWARF")
+        check_profile(cap, cd, od)
         byname = {c["name"]: c for c in ours["caches"]}
         # drgn, the exact arithmetic on the same dump.
         drgn = json.load(open(os.path.join(cd, "oracles", "drgn.vmcore.elf-paging.json")))
@@ -113,7 +278,8 @@ def main():
             o = byname.get(c["name"])
             if o is None:
                 continue
-            bad = [f"{f} {o[f]} vs {c[f]}" for f in fields if o.get(f) != c.get(f)]
+            ok = {f: o.get("count" if f == "allocated" else f) for f in fields}
+            bad = [f"{f} {ok[f]} vs {c[f]}" for f in fields if ok[f] != c.get(f)]
             check(not bad, f"{cap}: {c['name']} differs from drgn", ", ".join(bad))
             check(o["kaddr"] == "0x%016x" % int(c["address"], 16),
                   f"{cap}: {c['name']} address", f"{o['kaddr']} vs {c['address']}")
@@ -136,7 +302,7 @@ def main():
         cr = parse_crash_tsv(os.path.join(cd, "oracles", "crash.vmcore.elf.tsv"))
         for name, r in cr.items():
             o = byname.get(name)
-            check(o is not None and (o["allocated"], o["num_objs"], o["num_slabs"]) ==
+            check(o is not None and (o["count"], o["num_objs"], o["num_slabs"]) ==
                   (int(r["allocated"]), int(r["total"]), int(r["slabs"])),
                   f"{cap}: {name} differs from crash kmem -s")
         check(read(os.path.join(od, "vmcore.elf.slab___format_crash")) ==
@@ -156,6 +322,10 @@ def main():
         print(f"{cap}: {len(byname)} caches; {failed - before} failed checks; "
               f"changed between the guest's print and the dump: {changed or 'none'}; "
               f"slab --json: {'; '.join(times)}")
+    kd = os.path.join(capdir, "kcore", "kcore")
+    if os.environ.get("KVS_KCORE", "1") == "1":
+        if check(os.path.exists(os.path.join(kd, "rc")), "kcore: the capture's outputs exist"):
+            check_kcore(kd)
     print(f"linux-realcore: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -18,9 +18,9 @@ step() { read -r up rest < /proc/uptime; echo "LC_STEP $1 $up"; }
 err() { echo "LC_ERROR $*"; }
 step init
 
-LIVE=0
+LIVE=0; KCORE=0
 for a in $(cat /proc/cmdline); do
-	case "$a" in lc_live=1) LIVE=1 ;; esac
+	case "$a" in lc_live=1) LIVE=1 ;; lc_kcore=1) KCORE=1 ;; esac
 done
 
 # Module order matters: virtio_ring before virtio.
@@ -70,6 +70,27 @@ step gt-written
 sleep 2147483 &
 read -t 3 x <> /tmp/fifo
 step settled
+
+# --- kvmstat on /proc/kcore, between two reads of /proc/slabinfo ---------
+show() {  # show NAME FILE: FILE between markers, builtins only
+	echo "===LC_KCORE_$1_BEGIN==="
+	while IFS= read -r l; do echo "$l"; done < "$2"
+	echo "===LC_KCORE_$1_END==="
+}
+if [ $KCORE = 1 ]; then
+	while IFS= read -r l; do echo "$l"; done < /proc/slabinfo > /tmp/kc.before
+	/kvmstat/kvmstat -M /proc/kcore slab > /tmp/kc.slab 2> /tmp/kc.err
+	echo $? > /tmp/kc.rc
+	while IFS= read -r l; do echo "$l"; done < /proc/slabinfo > /tmp/kc.after
+	/kvmstat/kvmstat -M /proc/kcore info >> /tmp/kc.info 2>> /tmp/kc.err
+	step kcore
+	show BEFORE /tmp/kc.before
+	show SLAB /tmp/kc.slab
+	show AFTER /tmp/kc.after
+	show ERR /tmp/kc.err
+	show RC /tmp/kc.rc
+	show INFO /tmp/kc.info
+fi
 
 # --- the authoritative truth: last thing before READY, no fork -----------
 echo "===LC_SLABINFO_BEGIN==="

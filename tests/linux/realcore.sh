@@ -26,6 +26,9 @@ bash tests/linux/setup.sh || fail "setup: tests/linux/setup.sh"
 . "$CACHE/setup.env" || fail "setup: $CACHE/setup.env unreadable"
 [ -r "$VMLINUX" ] || fail "setup: no debug vmlinux at $VMLINUX"
 
+# Every struct the Linux layer and walkers read (os/linux/*.c).
+WALKER_TYPES="kmem_cache kmem_cache_node kmem_cache_cpu slab page list_head
+ printk_ringbuffer prb_desc_ring prb_data_ring prb_desc prb_data_blk_lpos printk_info"
 OUT=$(mktemp -d /tmp/kvs-realcore.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 read -r -a captures <<<"${KVS_CAPTURES:-nokaslr kaslr live}"
@@ -63,16 +66,66 @@ for cap in "${captures[@]}"; do
 	    vmcore.mdf-d31 vmcore.mdf-lzo vmcore.mdf-zstd; do
 		[ -f "$dir/$d" ] && dumps+=("$d")
 	done
+	# A split dump (makedumpfile --split, three parts of about the same
+	# size), made once from the -d 31 dump and kept beside it; read as
+	# the three files together (-M a,b,c).
+	if [ -f "$dir/vmcore.mdf-d31" ] && [ ! -s "$dir/vmcore.mdf-split.3" ]; then
+		sp=$dir; [ -w "$dir" ] || sp=$OUT/$cap
+		mkdir -p "$sp"
+		makedumpfile --split --splitblock-size 1024 -c -d 31 "$dir/vmcore.mdf-d31" \
+		    "$sp/vmcore.mdf-split.1" "$sp/vmcore.mdf-split.2" "$sp/vmcore.mdf-split.3" \
+		    >"$OUT/$cap.split.log" 2>&1 || { tail "$OUT/$cap.split.log"; fail "makedumpfile --split on $cap"; }
+		chmod a+r "$sp"/vmcore.mdf-split.* 2>/dev/null
+		[ "$sp" = "$dir" ] || ln -sf "$sp"/vmcore.mdf-split.* "$OUT/$cap/" 2>/dev/null
+	fi
+	splitdir=$dir; [ -s "$dir/vmcore.mdf-split.3" ] || splitdir=$OUT/$cap
+	[ -s "$splitdir/vmcore.mdf-split.3" ] && dumps+=(vmcore.mdf-split)
 	for d in "${dumps[@]}"; do
 		raw=(); [ "$d" = mem.ram ] && raw=(--raw)
+		path=$dir/$d
+		[ "$d" = vmcore.mdf-split ] &&
+			path=$splitdir/$d.1,$splitdir/$d.2,$splitdir/$d.3
 		for c in "slab --json" "slab" "slab --format crash" "dmesg" "info --json"; do
 			tag=$(echo "$c" | tr -c 'a-z\n' '_')
 			/usr/bin/time -f "%e %M" -o "$OUT/$cap/$d.$tag.time" \
-			    "$KVMSTAT" -N "$VMLINUX" -M "$dir/$d" "${raw[@]}" $c \
+			    "$KVMSTAT" -N "$VMLINUX" -M "$path" "${raw[@]}" $c \
 			    >"$OUT/$cap/$d.$tag" 2>"$OUT/$cap/$d.$tag.err"
 			echo $? >"$OUT/$cap/$d.$tag.rc"
+			# The same without the debug file: kallsyms and BTF from
+			# the dump itself (must print the same bytes).
+			"$KVMSTAT" -M "$path" "${raw[@]}" $c >"$OUT/$cap/$d.nodebug.$tag" \
+			    2>"$OUT/$cap/$d.nodebug.$tag.err"
+			echo $? >"$OUT/$cap/$d.nodebug.$tag.rc"
 		done
+		# The decompressed-page cache's counters (kdump forms only).
+		"$KVMSTAT" -M "$path" "${raw[@]}" info --stats --json >"$OUT/$cap/$d.stats" \
+		    2>"$OUT/$cap/$d.stats.err"
+		echo $? >"$OUT/$cap/$d.stats.rc"
 	done
+	# The kernel profile buffer (profile=2), with and without vmlinux.
+	"$KVMSTAT" -M "$dir/vmcore.elf" gmon -f -o "$OUT/$cap/gmon.out" 2>"$OUT/$cap/gmon.err"
+	echo $? >"$OUT/$cap/gmon.rc"
+	for n in "" nodebug.; do
+		nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+		"$KVMSTAT" "${nargs[@]}" -M "$dir/vmcore.elf" profile --json \
+		    >"$OUT/$cap/vmcore.elf.${n}profile___json" 2>"$OUT/$cap/vmcore.elf.${n}profile.err"
+		echo $? >"$OUT/$cap/vmcore.elf.${n}profile.rc"
+	done
+	# Layouts of every struct the walkers use: the dump's BTF against
+	# the vmlinux DWARF.
+	"$KVMSTAT" -M "$dir/vmcore.elf" type --json $WALKER_TYPES >"$OUT/$cap/types.btf-dump" \
+	    2>"$OUT/$cap/types.btf-dump.err"
+	echo $? >"$OUT/$cap/types.btf-dump.rc"
+	KVS_TYPES=dwarf "$KVMSTAT" -N "$VMLINUX" type --json $WALKER_TYPES \
+	    >"$OUT/$cap/types.dwarf" 2>"$OUT/$cap/types.dwarf.err"
+	echo $? >"$OUT/$cap/types.dwarf.rc"
 done
+# kvmstat inside the guest on its own /proc/kcore, beside /proc/slabinfo
+# read just before and just after it (redone when kvmstat changes).
+if [ "${KVS_KCORE:-1}" = 1 ]; then
+	step "capture kcore (kvmstat -M /proc/kcore in the guest)"
+	bash tests/linux/capture.sh "$CACHE/captures/kcore" --kaslr --kcore "$KVMSTAT" ||
+		fail "capture kcore (see $CACHE/captures/kcore/serial.log)"
+fi
 step "compare"
-python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
+SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"

@@ -29,6 +29,13 @@ kvmprof_gmon_t *kvmprof_gmon_read(kvs_t *kd);
 void kvmprof_gmon_free(kvmprof_gmon_t *g);
 
 int kvmprof_gmon_state(const kvmprof_gmon_t *g);
+/* Which report the buffer is made for: gprof's (a BSD _gmonparam, with
+ * arcs), or readprofile's (Linux profile=N: ticks only, one bin per
+ * step = binsize bytes, the last bin counting samples outside the text,
+ * reported as unknown). */
+#define KVMPROF_FMT_GPROF 0
+#define KVMPROF_FMT_READPROFILE 1
+int kvmprof_gmon_format(const kvmprof_gmon_t *g);
 uint64_t kvmprof_gmon_lowpc(const kvmprof_gmon_t *g);
 uint64_t kvmprof_gmon_highpc(const kvmprof_gmon_t *g);
 /* Histogram ticks per second: profrate, or the kernel's profhz when 0. */
@@ -65,6 +72,8 @@ struct kvmprof_func {
 	uint64_t addr;              /* symbol value */
 	uint64_t ticks;             /* histogram ticks attributed to it */
 	uint64_t calls;             /* counts of every arc into it, summed */
+	uint64_t size;              /* bytes to the next symbol (readprofile's
+	                             * function length), 0 if none follows */
 };
 
 typedef struct kvmprof_flat kvmprof_flat_t;

@@ -52,8 +52,9 @@ typedef enum kvs_status {
 } kvs_status_t;
 
 /*
- * Open a kernel and a memory source.  kernel may be NULL only for... never:
- * kernel symbols are always required.  core == NULL or "/dev/mem" means live
+ * Open a kernel and a memory source.  kernel may be NULL when the dump
+ * carries what its kernel needs (a Linux dump with VMCOREINFO: symbols from
+ * kallsyms and types from the .BTF in memory); not with KVS_O_KERNEL_ONLY.  core == NULL or "/dev/mem" means live
  * memory.  On failure returns NULL and writes a message into errbuf
  * (KVS_ERRBUF_SIZE bytes) when errbuf is non-NULL.
  */
@@ -163,6 +164,9 @@ struct kvs_dumpinfo {
 	int dwarf_version;      /* highest DWARF version seen, 0 if none */
 };
 int kvs_dumpinfo(kvs_t *kd, struct kvs_dumpinfo *di);
+/* Formats storing compressed pages (kdump): the cache of decompressed pages,
+ * hits and misses since the dump was opened (0 and 0 for the others). */
+int kvs_dump_cache_stats(kvs_t *kd, uint64_t *hits, uint64_t *misses);
 
 /*
  * Kernel modules.  Symbols local to a module (dtrace.ko's dtrace_probes...)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kvs_private.h"
 #include "kread.h"
 #include "kvmprof.h"
 
@@ -37,6 +38,9 @@ struct kvmprof_gmon {
 	size_t kcountsize;
 	struct arc *arcs;
 	size_t narcs;
+	bool last_overflow;             /* the last bin counts what fell outside */
+	struct kvs_symtab *syms;        /* bin against these (owned), else the handle's */
+	uint64_t slide;                 /* their runtime minus link addresses */
 };
 
 static const char G[] = "struct gmonparam";
@@ -99,7 +103,8 @@ counter_width(kvs_t *kd, const uint8_t *gp, size_t len, int *bits)
 	kerr_clear(&kd->err);
 	if (b == 0)
 		b = 16;
-	switch (b < 0 ? -b : b) {
+	switch (b) {    /* never negated: the dump may say INT_MIN */
+	case -64: case -32: case -16: case -8:
 	case 8: case 16: case 32: case 64:
 		*bits = b;
 		return 0;
@@ -121,6 +126,8 @@ kvmprof_gmon_read(kvs_t *kd)
 	size_t cap = 0;
 
 	kerr_clear(&kd->err);
+	if (kd->os->profile_read != NULL)
+		return kd->os->profile_read(kd);
 	kvs_tlb_flush(kd);
 	if (kvs_symbol(kd, "_gmonparam", &addr, NULL) != 0) {
 		kerr_push(&kd->err, "no kernel profiling (a kernel built without GPROF)");
@@ -230,6 +237,35 @@ fail:
 	return NULL;
 }
 
+kvmprof_gmon_t *
+kvmprof_gmon_hist(kvs_t *kd, int state, int profrate, int bits, uint64_t lowpc,
+    uint64_t textsize, uint8_t *counts, size_t bytes, bool last_overflow)
+{
+	kvmprof_gmon_t *g = calloc(1, sizeof(*g));
+
+	if (g == NULL) {
+		free(counts);
+		kerr_set(&kd->err, KVS_E_NOMEM, "profile: out of memory");
+		return NULL;
+	}
+	g->state = state;
+	g->profrate = profrate;
+	g->histcounter_type = bits;
+	g->lowpc = lowpc;
+	g->highpc = lowpc + textsize;
+	g->textsize = textsize;
+	g->kcount = counts;
+	g->kcountsize = bytes;
+	g->last_overflow = last_overflow;
+	return g;
+}
+
+int
+kvmprof_gmon_format(const kvmprof_gmon_t *g)
+{
+	return g->last_overflow ? KVMPROF_FMT_READPROFILE : KVMPROF_FMT_GPROF;
+}
+
 void
 kvmprof_gmon_free(kvmprof_gmon_t *g)
 {
@@ -237,7 +273,27 @@ kvmprof_gmon_free(kvmprof_gmon_t *g)
 		return;
 	free(g->kcount);
 	free(g->arcs);
+	kvs_symtab_free(g->syms);
 	free(g);
+}
+
+void
+kvmprof_gmon_set_symbols(kvmprof_gmon_t *g, struct kvs_symtab *st, uint64_t slide)
+{
+	kvs_symtab_free(g->syms);
+	g->syms = st;
+	g->slide = slide;
+}
+
+/* The symbol a pc lies in: the profile's own table (every text symbol,
+ * sizes ignored: a bin goes to the last symbol at or below it, as
+ * readprofile bins), else the handle's. */
+static const char *
+sym_at(const kvmprof_gmon_t *g, kvs_t *kd, uint64_t pc, uint64_t *off)
+{
+	if (g->syms != NULL)
+		return kvs_symtab_at(g->syms, pc - g->slide, off);
+	return kvs_symbol_at(kd, pc, off);
 }
 
 int kvmprof_gmon_state(const kvmprof_gmon_t *g) { return g->state; }
@@ -370,7 +426,8 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 		if (t == 0)
 			continue;
 		f->total += t;
-		if ((s = kvs_symbol_at(kd, pc, &off)) == NULL) {
+		if ((g->last_overflow && i == nb - 1) ||
+		    (s = sym_at(g, kd, pc, &off)) == NULL) {
 			f->unknown += t;
 			continue;
 		}
@@ -398,8 +455,13 @@ kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
 	for (i = 0; i < v.n; i = k) {
 		struct kvmprof_func *fn = &f->fn[f->n++];
 
+		uint64_t next;
+
 		fn->name = v.s[i].name;
 		fn->addr = v.s[i].addr;
+		if (g->syms != NULL ? kvs_symtab_next(g->syms, fn->addr - g->slide, &next) == 0 &&
+		    (next += g->slide, true) : kvs_symbol_next(kd, fn->addr, &next) == 0)
+			fn->size = next - fn->addr;
 		for (k = i; k < v.n && v.s[k].addr == v.s[i].addr; k++) {
 			fn->ticks += v.s[k].ticks;
 			fn->calls += v.s[k].calls;

@@ -541,7 +541,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	struct kwalk w;
 	uint64_t headsym, p;
 	uint8_t mtbuf[MT_MAX_BYTES];
-	unsigned maxcpus;
+	unsigned maxcpus, rows = 0;
 	struct pending pend = { list, NULL, NULL, 0, 0 };
 	struct kvs_error saved;
 	int walk_err = MEMSTAT_ERROR_KVM;
@@ -567,6 +567,16 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		return -1;
 	}
 	if (read_zones(kd, list) != 0 || kread_u64(kd, headsym, &p) != 0) {
+		list->mtl_error = MEMSTAT_ERROR_KVM;
+		return -1;
+	}
+	/* Every kernel registers malloc types as it boots (SYSINIT, before any
+	 * dump can be taken): an empty list is a kernel that does not match the
+	 * dump (one not verified, KVS_O_NOVERIFY), never "no types". */
+	if (p == 0) {
+		kerr_set(&kd->err, KVS_E_MISMATCH, "kmemstatistics at 0x%llx is NULL: no malloc "
+		    "type is registered, so the kernel %s does not match the dump %s",
+		    (unsigned long long)headsym, kd->kernel_path, kd->core_path);
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		return -1;
 	}
@@ -602,6 +612,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			    L.mt_size, &L.magic), M_MAGIC);
 			continue;
 		}
+		rows++;
 		mt = mtl_upsert(list, ALLOCATOR_MALLOC, p, &is_new);
 		if (mt == NULL) {
 			walk_err = MEMSTAT_ERROR_NOMEMORY;
@@ -636,6 +647,13 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (pend.n > 0 && pending_stats(kd, &L, &cpus, &pend) != 0)
 		return fail(list, kd, MEMSTAT_ERROR_KVM);
+	if (rows == 0) {
+		/* Every type was skipped (bad magic or version): the same. */
+		kerr_set(&kd->err, KVS_E_MISMATCH, "none of the %u malloc types on kmemstatistics "
+		    "is readable (%s), so the kernel %s does not match the dump %s", kd->nwarn,
+		    kd->warn, kd->kernel_path, kd->core_path);
+		return fail(list, kd, MEMSTAT_ERROR_KVM);
+	}
 	mtl_refresh_commit(list, ALLOCATOR_MALLOC);
 	return 0;
 

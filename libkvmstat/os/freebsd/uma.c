@@ -60,7 +60,9 @@ resolve_old(kvs_t *kd, struct ulayout *L)
 
 	L->gen = kvs_has_member(kd, Z, "uz_domain") == 1 ? 12 : 11;
 	if (L->gen == 11 && kvs_has_member(kd, Z, "uz_buckets") != 1)
-		return kerr_set(&kd->err, KVS_E_VERSION, "unrecognised UMA layout");
+		return kerr_set(&kd->err, KVS_E_VERSION, "unrecognised UMA layout: struct "
+		    "uma_cache has no uc_allocbucket.ucb_cnt (13 and later), struct uma_zone "
+		    "neither uz_domain (12) nor uz_buckets (11 and before)");
 	if (kvs_type(kd, Z, &ti) != 0)
 		return -1;
 	L->zone_size = ti.size;
@@ -113,6 +115,11 @@ resolve(kvs_t *kd, struct ulayout *L)
 	uint64_t addr;
 
 	memset(L, 0, sizeof(*L));
+	/* Without types no layout can be told apart: say that, not "unrecognised". */
+	if (kvs_type(kd, Z, &ti) != 0 || kvs_type(kd, C, &ti) != 0 ||
+	    kvs_type(kd, K, &ti) != 0)
+		return kerr_push(&kd->err, "UMA layout: the types struct uma_zone, "
+		    "struct uma_keg and struct uma_cache are needed");
 	if (kvs_has_member(kd, C, "uc_allocbucket.ucb_cnt") != 1)
 		return resolve_old(kd, L);
 	L->gen = 13;

@@ -16,6 +16,7 @@
  * banner check then confirms or refutes.
  */
 #include <ctype.h>
+#include <elf.h>
 #include <endian.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #define SCAN_CHUNK (1u << 20)
 #define BANNER_MAX 512
 #define PRINTK_RECORDS_MAX (1u << 24)
+#define BTF_MAX (256u << 20)
 
 struct linux_priv {
 	char *vmcoreinfo;         /* NUL-terminated copy, or NULL */
@@ -44,6 +46,8 @@ priv_of(kvs_t *kd)
 {
 	return kd->os_priv;
 }
+
+static void lnx_close(kvs_t *kd);
 
 /* ------------------------------------------------------------ VMCOREINFO */
 
@@ -68,8 +72,8 @@ linux_vmcoreinfo(kvs_t *kd, const char *key, size_t *len)
 	return NULL;
 }
 
-static bool
-vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
+bool
+linux_vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
 {
 	char tmp[32];
 	size_t len;
@@ -85,6 +89,12 @@ vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
 	else
 		*v = strtoull(tmp, &end, base);
 	return *end == '\0';
+}
+
+static bool
+vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
+{
+	return linux_vi_u64(kd, key, base, v);
 }
 
 /* Does this text look like VMCOREINFO (and not the kernel's own format
@@ -187,27 +197,120 @@ image_sym(kvs_t *kd, const char *name, uint64_t *va)
 	return 0;
 }
 
+int
+linux_image_read(kvs_t *kd, uint64_t va, void *buf, size_t len)
+{
+	if (kd->info.virtual_only)
+		return kd->src->read_virt(kd->src_priv, va, buf, len, &kd->err);
+	return kvs_phys_read(kd, image_pa(kd, va), buf, len);
+}
+
+/* The handle's Linux state and the dump's VMCOREINFO (its note, or found
+ * in physical memory): 0, 1 if the dump has none, -1 on error. */
 static int
-lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
+find_vmcoreinfo(kvs_t *kd)
+{
+	struct linux_priv *lp = priv_of(kd);
+
+	if (lp == NULL) {
+		if ((lp = calloc(1, sizeof(*lp))) == NULL)
+			return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		kd->os_priv = lp;
+		if (kd->info.vmcoreinfo != NULL && kd->info.vmcoreinfo_len > 0) {
+			if (keep_vmcoreinfo(kd, kd->info.vmcoreinfo, kd->info.vmcoreinfo_len) != 0)
+				return -1;
+		} else if (!kd->info.virtual_only && scan_vmcoreinfo(kd) != 0)
+			return -1;
+	}
+	return lp->have_vmcoreinfo ? 0 : 1;
+}
+
+/* No kernel file: a dump with VMCOREINFO holds a Linux kernel. */
+static int
+lnx_probe_dump(kvs_t *kd, unsigned *machine)
+{
+	uint64_t v;
+	int rc = find_vmcoreinfo(kd);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0 || !vi_u64(kd, "PAGESIZE", 10, &v)) {
+		lnx_close(kd);
+		return KVS_NOTMINE;
+	}
+	/* This layer reads x86_64 kernels: its page tables and image map. */
+	*machine = EM_X86_64;
+	return 0;
+}
+
+/* Where the kernel was loaded (KASLR) and, with no kernel file, its
+ * symbols from kallsyms. */
+static int
+lnx_attach(kvs_t *kd)
 {
 	struct linux_priv *lp;
-	uint64_t v, top, pob = PAGE_OFFSET_DEFAULT;
+	uint64_t v;
 
-	lp = calloc(1, sizeof(*lp));
-	if (lp == NULL)
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	kd->os_priv = lp;
-	if (kd->info.vmcoreinfo != NULL && kd->info.vmcoreinfo_len > 0) {
-		if (keep_vmcoreinfo(kd, kd->info.vmcoreinfo, kd->info.vmcoreinfo_len) != 0)
-			return -1;
-	} else if (scan_vmcoreinfo(kd) != 0)
+	if (find_vmcoreinfo(kd) < 0)
 		return -1;
+	lp = priv_of(kd);
 	if (vi_u64(kd, "KERNELOFFSET", 16, &v)) {
 		kd->slide = v;
 		kd->slide_min = START_KERNEL_MAP;
 	}
 	if (vi_u64(kd, "NUMBER(phys_base)", 10, &v))
 		lp->phys_base = (int64_t)v;
+	if (kd->syms == NULL) {
+		if (!lp->have_vmcoreinfo)
+			return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no kernel file given, and "
+			    "the dump holds no VMCOREINFO to find the kernel's symbols by "
+			    "(give the kernel with -N)");
+		if (linux_kallsyms_load(kd, &kd->syms) != 0)
+			return kerr_push(&kd->err, "kernel symbols from memory");
+	}
+	return 0;
+}
+
+/* The kernel's .BTF section as it sits in memory (__start_BTF ..
+ * __stop_BTF), for dumps opened without a kernel file. */
+static int
+lnx_memory_btf(kvs_t *kd, struct kvs_btf **out)
+{
+	uint64_t start, stop;
+	void *buf;
+	int rc;
+
+	if (kvs_symbol(kd, "__start_BTF", &start, NULL) != 0 ||
+	    kvs_symbol(kd, "__stop_BTF", &stop, NULL) != 0) {
+		kerr_clear(&kd->err);
+		return 1;
+	}
+	if (stop <= start || stop - start > BTF_MAX)
+		return kerr_set(&kd->err, KVS_E_DATA, "__start_BTF 0x%llx .. __stop_BTF 0x%llx: "
+		    "not a BTF section", (unsigned long long)start, (unsigned long long)stop);
+	if ((buf = malloc((size_t)(stop - start))) == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for the kernel's BTF");
+	if (kvs_read(kd, start, buf, (size_t)(stop - start)) != 0) {
+		free(buf);
+		return kerr_push(&kd->err, "reading the kernel's BTF (%llu bytes at 0x%llx)",
+		    (unsigned long long)(stop - start), (unsigned long long)start);
+	}
+	rc = kvs_btf_open_mem(out, buf, (size_t)(stop - start), &kd->err);
+	free(buf);
+	if (rc != 0)
+		return kerr_push(&kd->err, "the kernel's BTF in memory at 0x%llx",
+		    (unsigned long long)start);
+	return 0;
+}
+
+static int
+lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
+{
+	struct linux_priv *lp = priv_of(kd);
+	uint64_t v, top, pob = PAGE_OFFSET_DEFAULT;
+
+	if (lp == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "Linux: translation before attach");
 	if (vi_u64(kd, "NUMBER(pgtable_l5_enabled)", 10, &v) && v != 0)
 		return kerr_set(&kd->err, KVS_E_VERSION, "the kernel runs with 5-level paging "
 		    "(pgtable_l5_enabled=1), which is not supported yet");
@@ -542,5 +645,9 @@ const struct kvs_os_ops kvs_os_linux = {
 	.kernel_info = lnx_kernel_info,
 	.msgbuf = lnx_msgbuf,
 	.close = lnx_close,
+	.probe_dump = lnx_probe_dump,
+	.attach = lnx_attach,
+	.memory_btf = lnx_memory_btf,
+	.profile_read = linux_profile_read,
 	.memstat_all = linux_memstat_all,
 };

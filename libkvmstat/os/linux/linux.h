@@ -11,4 +11,18 @@
  * dump gave no VMCOREINFO or lacks the key. */
 KVS_HIDDEN const char *linux_vmcoreinfo(kvs_t *kd, const char *key, size_t *len);
 
+/* A VMCOREINFO number ("KERNELOFFSET" in base 16...): true if present and
+ * well-formed (a leading '-' is a negative value). */
+KVS_HIDDEN bool linux_vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v);
+/* Read the kernel image at runtime address va before (or without) page
+ * tables: through its linear mapping, or the source's virtual ranges. */
+KVS_HIDDEN int linux_image_read(kvs_t *kd, uint64_t va, void *buf, size_t len);
+/* The kernel's symbols from kallsyms in memory (kallsyms.c), at link
+ * addresses (kd->slide already set).  0 or -1 with the handle's error. */
+struct kvs_symtab;
+KVS_HIDDEN int linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out);
+/* The kernel profile buffer (profile.c), for kvmprof_gmon_read. */
+struct kvmprof_gmon;
+KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
+
 #endif

@@ -1,0 +1,97 @@
+/*
+ * profile.c - the kernel profile buffer of a kernel booted with profile=N
+ * (kernel/profile.c), as a kvmprof histogram.
+ *
+ * prof_buffer holds prof_len 32-bit counters; a sample at pc counts in
+ * counter (pc - _stext) >> prof_shift, and one that falls outside the text
+ * (module code) counts in the last one, which readprofile reports as
+ * *unknown*.  prof_on says which event samples (1 CPU, 2 schedule, 4 KVM);
+ * 0 means profiling is off and there is no buffer.
+ *
+ * The variables' widths differ between kernels (prof_shift has been int and
+ * unsigned short) and a dump without debug file has no type for them, so
+ * the shift is taken from what must hold: prof_len == (_etext - _stext) >>
+ * prof_shift, and checked against the variable's low byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmprof.h"
+#include "linux.h"
+
+#define PROF_MAX_BINS (64u << 20)
+
+static int
+sym_u64(kvs_t *kd, const char *name, uint64_t *addr)
+{
+	if (kvs_symbol(kd, name, addr, NULL) != 0)
+		return kerr_push(&kd->err, "no kernel profile buffer (%s)", name);
+	return 0;
+}
+
+struct kvmprof_gmon *
+linux_profile_read(kvs_t *kd)
+{
+	uint64_t a_on, a_shift, a_len, a_buf, stext, etext, len, buf, text;
+	uint8_t on, shift_lo;
+	unsigned shift;
+	uint32_t *bins;
+	struct kvmprof_gmon *g;
+
+	kerr_clear(&kd->err);
+	kvs_tlb_flush(kd);
+	if (sym_u64(kd, "prof_on", &a_on) != 0 || sym_u64(kd, "prof_shift", &a_shift) != 0 ||
+	    sym_u64(kd, "prof_len", &a_len) != 0 || sym_u64(kd, "prof_buffer", &a_buf) != 0 ||
+	    sym_u64(kd, "_stext", &stext) != 0 || sym_u64(kd, "_etext", &etext) != 0)
+		return NULL;
+	if (kvs_read(kd, a_on, &on, 1) != 0 || kvs_read(kd, a_shift, &shift_lo, 1) != 0 ||
+	    kread_u64(kd, a_len, &len) != 0 || kread_u64(kd, a_buf, &buf) != 0) {
+		kerr_push(&kd->err, "reading the profile buffer's variables");
+		return NULL;
+	}
+	if (on == 0 || buf == 0) {
+		kerr_set(&kd->err, KVS_E_NOSYMBOL, "no kernel profile: prof_on is %u and "
+		    "prof_buffer 0x%llx (boot the kernel with profile=N)", on,
+		    (unsigned long long)buf);
+		return NULL;
+	}
+	if (etext <= stext || len < 2 || len > PROF_MAX_BINS) {
+		kerr_set(&kd->err, KVS_E_DATA, "prof_len %llu for a text of %llu bytes is "
+		    "implausible", (unsigned long long)len, (unsigned long long)(etext - stext));
+		return NULL;
+	}
+	text = etext - stext;
+	for (shift = 0; shift < 64 && (text >> shift) > len; shift++)
+		;
+	if (shift >= 64 || (text >> shift) != len || shift_lo != shift) {
+		kerr_set(&kd->err, KVS_E_DATA, "prof_len %llu is not the text's %llu bytes "
+		    "shifted by prof_shift (%u)", (unsigned long long)len,
+		    (unsigned long long)text, shift_lo);
+		return NULL;
+	}
+	bins = malloc((size_t)len * 4);
+	if (bins == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for %llu profile counters",
+		    (unsigned long long)len);
+		return NULL;
+	}
+	if (kvs_read(kd, buf, bins, (size_t)len * 4) != 0) {
+		kerr_push(&kd->err, "reading prof_buffer (%llu counters at 0x%llx)",
+		    (unsigned long long)len, (unsigned long long)buf);
+		free(bins);
+		return NULL;
+	}
+	g = kvmprof_gmon_hist(kd, KVMPROF_ON, 0, 32, stext, len << shift, (uint8_t *)bins,
+	    (size_t)len * 4, true);
+	/* Bin against the kernel's own list (kallsyms: what readprofile's
+	 * System.map lists, assembler labels included), also when a kernel
+	 * file gave the handle its ELF symbols. */
+	if (g != NULL && kd->elf != NULL) {
+		struct kvs_symtab *st;
+		struct kvs_error saved = kd->err;
+		if (linux_kallsyms_load(kd, &st) == 0)
+			kvmprof_gmon_set_symbols(g, st, kd->slide);
+		kd->err = saved;
+	}
+	return g;
+}

@@ -1,0 +1,448 @@
+/*
+ * render.c - kvmtop's screens as text: a frame of rows x cols cells, filled
+ * without curses, so the terminal view and batch mode (`kvmtop -b`) show the
+ * same thing.  Every string read from a dump goes through sanitize()
+ * (common/escape.c) and then has any byte outside printable ASCII shown as
+ * \xNN, so a cell is one column wide and nothing reaches a terminal raw.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+int
+frame_init(struct frame *f, int rows, int cols)
+{
+	if (rows < 1)
+		rows = 1;
+	if (cols < 1)
+		cols = 1;
+	f->rows = rows;
+	f->cols = cols;
+	f->ch = malloc((size_t)rows * (size_t)cols);
+	f->role = malloc((size_t)rows * (size_t)cols);
+	if (f->ch == NULL || f->role == NULL) {
+		frame_free(f);
+		return -1;
+	}
+	memset(f->ch, ' ', (size_t)rows * (size_t)cols);
+	memset(f->role, R_NONE, (size_t)rows * (size_t)cols);
+	return 0;
+}
+
+void
+frame_free(struct frame *f)
+{
+	free(f->ch);
+	free(f->role);
+	f->ch = NULL;
+	f->role = NULL;
+}
+
+/* Write s at (y, x), clipped to the row; returns the column after it. */
+static int
+put(struct frame *f, int y, int x, enum role r, const char *s)
+{
+	const unsigned char *p;
+
+	if (y < 0 || y >= f->rows)
+		return x;
+	for (p = (const unsigned char *)s; *p != '\0' && x < f->cols; p++) {
+		char esc[8];
+		const char *q = esc;
+		if (*p >= 0x20 && *p < 0x7f) {
+			esc[0] = (char)*p;
+			esc[1] = '\0';
+		} else
+			snprintf(esc, sizeof(esc), "\\x%02x", *p);
+		for (; *q != '\0' && x < f->cols; q++, x++) {
+			if (x < 0)
+				continue;
+			f->ch[(size_t)y * (size_t)f->cols + (size_t)x] = *q;
+			f->role[(size_t)y * (size_t)f->cols + (size_t)x] = (unsigned char)r;
+		}
+	}
+	return x;
+}
+
+static int __attribute__((format(printf, 5, 6)))
+putf(struct frame *f, int y, int x, enum role r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return put(f, y, x, r, buf);
+}
+
+/* Give a whole row a role (title bars, the selection). */
+static void
+paint(struct frame *f, int y, enum role r)
+{
+	int x;
+
+	if (y < 0 || y >= f->rows)
+		return;
+	for (x = 0; x < f->cols; x++)
+		f->role[(size_t)y * (size_t)f->cols + (size_t)x] = (unsigned char)r;
+}
+
+/* A dump string made safe for a cell. */
+static void
+clean(char *dst, size_t len, const char *src)
+{
+	sanitize(dst, len, src, strlen(src), false);
+}
+
+/* Bytes with one unit always shown: 512B, 12.0K, 3.4M. */
+static void
+human_bytes(char *buf, size_t len, double v)
+{
+	static const char *const unit[] = { "B", "K", "M", "G", "T" };
+	int u = 0;
+
+	while ((v >= 1024 || v <= -1024) && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", v, unit[u]);
+}
+
+/* An unsigned count in at most w characters: exact when it fits, else
+ * scaled by 1000s with a suffix (k, M, G, T). */
+static void
+fit_u64(char *buf, size_t len, int w, uint64_t v)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T", "P" };
+	double d = (double)v;
+	int u = 0;
+
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	while ((int)strlen(buf) > w && u < 5) {
+		d /= 1000;
+		u++;
+		snprintf(buf, len, "%.0f%s", d, sfx[u]);
+	}
+}
+
+static const char *
+view_title(const struct tui *t)
+{
+	switch (t->screen) {
+	case SCR_HELP: return "keys";
+	case SCR_INFO: return "dump information";
+	case SCR_PROFILE: return "kernel profile";
+	case SCR_PROBES: return "DTrace profile probes";
+	default:
+		return t->model.allocator == ALLOCATOR_UMA ? "UMA zones" :
+		    t->model.allocator == ALLOCATOR_SLAB ? "slab caches" : "malloc types";
+	}
+}
+
+static void
+draw_header(struct tui *t, struct frame *f)
+{
+	struct model *m = &t->model;
+	char b1[32], b2[32], src[512];
+	const char *what = m->allocator == ALLOCATOR_UMA ? "zones" :
+	    m->allocator == ALLOCATOR_SLAB ? "caches" : "types";
+
+	clean(src, sizeof(src), t->source);
+	putf(f, 0, 0, R_HEADER, "kvmtop: %s - %s%s", view_title(t), src, t->live ? " (live)" : "");
+	human_bytes(b1, sizeof(b1), (double)m->total_bytes);
+	snprintf(b2, sizeof(b2), "%.1f", m->total_rate);
+	putf(f, 1, 0, R_NONE, "%s %zu  in use %llu  memory %s  requests %llu  req/s %s",
+	    what, m->nrows, (unsigned long long)m->total_inuse, b1,
+	    (unsigned long long)m->total_requests, b2);
+	putf(f, 2, 0, R_NONE, "refresh #%llu %.1f ms every %.1fs%s  sort %s%s%s%s%s",
+	    (unsigned long long)m->refreshes, m->refresh_ms, t->interval,
+	    t->paused ? " [PAUSED]" : "", model_col_title(m, m->sort), m->reverse ? " (rev)" : "",
+	    m->filter[0] ? "  filter /" : "", m->filter[0] ? m->filter : "",
+	    m->show_addr ? "  addresses" : "");
+	if (m->failed) {
+		char e[1024];
+		clean(e, sizeof(e), m->error);
+		paint(f, 3, R_BANNER);
+		putf(f, 3, 0, R_BANNER, "refresh failed, showing last good data: %s", e);
+	}
+}
+
+/* The text of one cell of the list. */
+static void
+cell(const struct model *m, const struct row *r, const struct column *c, char *buf, size_t len)
+{
+	const struct memory_type *mt = r->mt;
+	int w = c->width > 1 ? c->width - 1 : 64;
+
+	buf[0] = '\0';
+	switch (c->col) {
+	case COL_NAME:
+		clean(buf, len, memstat_get_name(mt));
+		break;
+	case COL_ADDR:
+		snprintf(buf, len, "0x%016llx", (unsigned long long)memstat_get_kaddr(mt));
+		break;
+	case COL_INUSE:
+		fit_u64(buf, len, w, memstat_get_count(mt));
+		break;
+	case COL_MEMUSE:
+		fit_u64(buf, len, w, (memstat_get_bytes(mt) + 1023) / 1024);
+		break;
+	case COL_REQUESTS:
+		fit_u64(buf, len, w, memstat_get_numallocs(mt));
+		break;
+	case COL_DINUSE:
+		snprintf(buf, len, "%lld", (long long)r->d_inuse);
+		break;
+	case COL_DMEM:
+		snprintf(buf, len, "%.1f", (double)r->d_bytes / 1024);
+		break;
+	case COL_RATE:
+		snprintf(buf, len, "%.1f", r->rate);
+		break;
+	case COL_SIZE:
+		fit_u64(buf, len, w, memstat_get_size(mt));
+		break;
+	case COL_FREE:
+		fit_u64(buf, len, w, memstat_get_free(mt));
+		break;
+	case COL_FAIL:
+		fit_u64(buf, len, w, memstat_get_failures(mt));
+		break;
+	case COL_OBJS:
+		fit_u64(buf, len, w, memstat_get_slab_numobjs(mt));
+		break;
+	case COL_ACTIVE:
+		fit_u64(buf, len, w, memstat_get_slab_active(mt));
+		break;
+	case COL_USE: {
+		uint64_t o = memstat_get_slab_numobjs(mt);
+		snprintf(buf, len, "%llu%%", (unsigned long long)(o ? memstat_get_slab_active(mt) * 100 / o : 0));
+		break;
+	}
+	case COL_OBJSIZE:
+		fit_u64(buf, len, w, memstat_get_rsize(mt));
+		break;
+	case COL_SLABS:
+		fit_u64(buf, len, w, memstat_get_slab_numslabs(mt));
+		break;
+	case COL_OBJPERSLAB:
+		fit_u64(buf, len, w, memstat_get_slab_objperslab(mt));
+		break;
+	case COL_CACHESIZE:
+		fit_u64(buf, len, w, memstat_get_slab_numslabs(mt) *
+		    memstat_get_slab_pagesperslab(mt) * 4);
+		break;
+	case COL_SIZES: {
+		size_t k, n = 0;
+		for (k = 0; k < memstat_mtl_malloc_zone_count(m->list) && n + 8 < len; k++)
+			if (memstat_malloc_zone_used(mt, k))
+				n += (size_t)snprintf(buf + n, len - n, "%s%zu", n ? "," : "",
+				    memstat_mtl_malloc_zone_size(m->list, k));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int
+render_rows_needed(const struct tui *t)
+{
+	return 5 + (int)t->model.nrows;
+}
+
+static void
+draw_list(struct tui *t, struct frame *f, bool batch)
+{
+	struct model *m = &t->model;
+	const struct column *cols;
+	size_t ncols = model_columns(m, &cols), c;
+	int y = 4, x = 0, i, rows = f->rows - 5 - (batch ? 0 : 1);
+
+	if (rows < 0)
+		rows = 0;
+	paint(f, y, R_TITLE);
+	for (c = 0; c < ncols; c++) {
+		int w = cols[c].width ? cols[c].width : f->cols - x;
+		char b[64];
+		enum role r = cols[c].col == m->sort ? R_SORTED : R_TITLE;
+		if (cols[c].left)
+			snprintf(b, sizeof(b), "%s%-*s", c ? " " : "", w - (c ? 1 : 0), cols[c].title);
+		else
+			snprintf(b, sizeof(b), "%*s", w, cols[c].title);
+		put(f, y, x, r, b);
+		x += w;
+	}
+	if (t->sel >= (int)m->nrows)
+		t->sel = m->nrows > 0 ? (int)m->nrows - 1 : 0;
+	if (t->sel < t->top)
+		t->top = t->sel;
+	if (rows > 0 && t->sel >= t->top + rows)
+		t->top = t->sel - rows + 1;
+	if (batch)
+		t->top = 0;
+	for (i = 0; i < rows && t->top + i < (int)m->nrows; i++) {
+		const struct row *r = &m->rows[t->top + i];
+		bool sel = !batch && t->top + i == t->sel;
+		int yy = y + 1 + i;
+
+		x = 0;
+		if (sel)
+			paint(f, yy, R_SELECTED);
+		for (c = 0; c < ncols; c++) {
+			int w = cols[c].width ? cols[c].width : f->cols - x;
+			char v[512], b[600];
+			enum role role = sel ? R_SELECTED : R_NONE;
+			cell(m, r, &cols[c], v, sizeof(v));
+			if (!sel && (cols[c].col == COL_DINUSE || cols[c].col == COL_DMEM) && r->d_inuse != 0)
+				role = r->d_inuse > 0 ? R_GROW : R_SHRINK;
+			if (cols[c].left)
+				snprintf(b, sizeof(b), "%s%-*.*s", c ? " " : "", w - (c ? 1 : 0),
+				    w - (c ? 1 : 0), v);
+			else
+				snprintf(b, sizeof(b), " %*s", w - 1, v);
+			/* sanitize's \xNN may make a name longer than its cell: cut it. */
+			if ((int)strlen(b) > w && w >= 0)
+				b[w] = '\0';
+			put(f, yy, x, role, b);
+			x += w;
+		}
+	}
+}
+
+static void
+draw_percpu(struct tui *t, struct frame *f)
+{
+	struct model *m = &t->model;
+	const struct row *r;
+	char name[256];
+	unsigned c, maxc;
+	int y = 5;
+
+	if (m->nrows == 0) {
+		t->screen = SCR_LIST;
+		return;
+	}
+	if (t->sel >= (int)m->nrows)
+		t->sel = (int)m->nrows - 1;
+	r = &m->rows[t->sel];
+	clean(name, sizeof(name), memstat_get_name(r->mt));
+	maxc = memstat_get_maxcpus(r->mt);
+	putf(f, 4, 0, R_NONE, "per-CPU: %s at 0x%llx (Enter/Esc to go back)", name,
+	    (unsigned long long)memstat_get_kaddr(r->mt));
+	paint(f, y, R_TITLE);
+	putf(f, y++, 0, R_TITLE, "%4s %14s %14s %12s %12s", "CPU", "ALLOCED", "FREED", "ALLOCS", "FREES");
+	for (c = 0; c < maxc && y < f->rows - 1; c++) {
+		uint64_t a = memstat_get_percpu_numallocs(r->mt, (int)c);
+		uint64_t fr = memstat_get_percpu_numfrees(r->mt, (int)c);
+		if (a == 0 && fr == 0)
+			continue;
+		putf(f, y++, 0, R_NONE, "%4u %14llu %14llu %12llu %12llu", c,
+		    (unsigned long long)memstat_get_percpu_memalloced(r->mt, (int)c),
+		    (unsigned long long)memstat_get_percpu_memfreed(r->mt, (int)c),
+		    (unsigned long long)a, (unsigned long long)fr);
+	}
+}
+
+static void
+draw_help(struct frame *f)
+{
+	static const char *const lines[] = {
+		"1..9 < >    sort by column (again: reverse); < > move the sort column",
+		"n m r u     sort by name, memory, requests, in use",
+		"/           filter by name (Enter applies, Esc clears)",
+		"a           show / hide kernel addresses (tell same-named types apart)",
+		"Enter       per-CPU breakdown of the selected row",
+		"Up/Down PgUp/PgDn Home/End  move",
+		"space       pause / resume",
+		"+ -         refresh interval longer / shorter",
+		"Tab z       malloc types / UMA zones",
+		"p           kernel profile (top functions)",
+		"b           DTrace profile probes",
+		"i           dump information: kernel version, panic",
+		"h ?         this help",
+		"q           quit",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i + 4 < f->rows - 1; i++)
+		put(f, 4 + (int)i, 1, R_NONE, lines[i]);
+}
+
+/* Label: value lines, a long value continued under itself. */
+static void
+draw_info(struct tui *t, struct frame *f)
+{
+	int y = 4, i;
+
+	for (i = 0; i < t->ninfo && y < f->rows - 1; i++) {
+		char v[1100];
+		int lw = 10, avail = f->cols - 1 - lw, off = 0, n;
+		clean(v, sizeof(v), t->info[i][1]);
+		n = (int)strlen(v);
+		putf(f, y, 1, R_NONE, "%-*.*s", lw, lw, t->info[i][0]);
+		if (avail < 8) {                /* too narrow to wrap usefully */
+			put(f, y++, 1 + lw, R_NONE, v);
+			continue;
+		}
+		/* Break before the last blank that fits (the blank starts the
+		 * next line, so the lines joined are the value), else hard. */
+		do {
+			char part[1100];
+			int take = n - off < avail ? n - off : avail, k;
+			if (off + take < n)
+				for (k = take; k > 1; k--)
+					if (v[off + k] == ' ') {
+						take = k;
+						break;
+					}
+			snprintf(part, sizeof(part), "%.*s", take, v + off);
+			put(f, y++, 1 + lw, R_NONE, part);
+			off += take;
+		} while (off < n && y < f->rows - 1);
+	}
+}
+
+void
+render(struct tui *t, struct frame *f, bool batch)
+{
+	memset(f->ch, ' ', (size_t)f->rows * (size_t)f->cols);
+	memset(f->role, R_NONE, (size_t)f->rows * (size_t)f->cols);
+	draw_header(t, f);
+	switch (t->screen) {
+	case SCR_PERCPU:
+		draw_percpu(t, f);
+		break;
+	case SCR_HELP:
+		draw_help(f);
+		break;
+	case SCR_INFO:
+		draw_info(t, f);
+		break;
+	case SCR_PROFILE:
+	case SCR_PROBES: {
+		int i;
+		for (i = 0; i < t->ntext && 4 + i < f->rows - (batch ? 0 : 1); i++) {
+			char c[1024];
+			clean(c, sizeof(c), t->text[i]);
+			put(f, 4 + i, 0, R_NONE, c);
+		}
+		break;
+	}
+	default:
+		draw_list(t, f, batch);
+		break;
+	}
+	if (batch)
+		return;
+	if (t->filtering)
+		putf(f, f->rows - 1, 0, R_NONE, "filter: %s", t->filter_buf);
+	else
+		put(f, f->rows - 1, 0, R_NONE,
+		    "h help  q quit  / filter  a addr  Enter per-CPU  Tab zones  i info  p profile");
+}
