@@ -6,7 +6,7 @@
  * a hole in the file), then times kvs_open + a first read + kvs_close.  Each
  * size is measured in a fresh child process so peak RSS is per size.
  *
- *   bench_open [fixture-dir] [tmp-dir]
+ *   bench_open [--json] [--sizes-mib N,..] [fixture-dir] [tmp-dir]
  *
  * Formats: raw image (file offset = PA) and ELF full dump (one PT_LOAD per
  * fixture range plus one big sparse range), and a v3 minidump whose bitmap
@@ -184,6 +184,8 @@ out:
 	return rc;
 }
 
+static int json_out;
+
 static double
 now(void)
 {
@@ -225,8 +227,13 @@ measure(const char *kernel, const char *core, int flags, const char *label, uint
 				best = now() - t0;
 		}
 		getrusage(RUSAGE_SELF, &ru);
-		printf("%-9s %8.0f MiB  open+read+close best of 20: %8.1f us  peak RSS %6ld KiB\n",
-		    label, size / 1048576.0, best * 1e6, ru.ru_maxrss);
+		if (json_out)
+			printf("{\"format\": \"%s\", \"size_bytes\": %llu, \"open_us\": %.1f, "
+			    "\"peak_rss_kib\": %ld}\n", label, (unsigned long long)size, best * 1e6,
+			    ru.ru_maxrss);
+		else
+			printf("%-9s %8.0f MiB  open+read+close best of 20: %8.1f us  peak RSS %6ld KiB\n",
+			    label, size / 1048576.0, best * 1e6, ru.ru_maxrss);
 		fflush(stdout);
 		_exit(0);
 	}
@@ -238,15 +245,34 @@ measure(const char *kernel, const char *core, int flags, const char *label, uint
 int
 main(int argc, char **argv)
 {
-	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
-	const char *tmp = argc > 2 ? argv[2] : "/tmp";
-	static const uint64_t sizes[] = { 64ULL << 20, 4ULL << 30, 64ULL << 30 };
+	const char *pos[2] = { "fixtures/cores/fbsd14", "/tmp" };
+	uint64_t sizes[8] = { 64ULL << 20, 4ULL << 30, 64ULL << 30 };
 	char kernel[4096], path[4096];
-	size_t i;
-	int fails = 0;
+	size_t i, nsizes = 3;
+	int fails = 0, a, npos = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--json") == 0)
+			json_out = 1;
+		else if (strcmp(argv[a], "--sizes-mib") == 0 && a + 1 < argc) {
+			/* "64,4096,65536": dump sizes in MiB */
+			char *s = argv[++a], *end;
+			for (nsizes = 0; *s != '\0' && nsizes < 8; s = end + 1) {
+				sizes[nsizes++] = strtoull(s, &end, 10) << 20;
+				if (*end != ',')
+					break;
+			}
+		} else if (argv[a][0] == '-' || npos == 2) {
+			fprintf(stderr, "usage: bench_open [--json] [--sizes-mib N,..] "
+			    "[fixture-dir] [tmp-dir]\n");
+			return 2;
+		} else
+			pos[npos++] = argv[a];
+	}
+	const char *fixdir = pos[0], *tmp = pos[1];
 
 	snprintf(kernel, sizeof(kernel), "%s/kernel", fixdir);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < nsizes; i++) {
 		snprintf(path, sizeof(path), "%s/kvs-bench.raw", tmp);
 		if (make_raw(fixdir, path, sizes[i]) == 0)
 			fails += measure(kernel, path, KVS_O_RAW, "raw", sizes[i]) != 0;

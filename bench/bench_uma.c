@@ -9,7 +9,11 @@
  * records, names and counter(9) regions, all laid out with the fixture
  * kernel's DWARF offsets.
  *
- *   bench_uma [fixture-dir] [tmp-dir] [max-zones]
+ * Like bench_refresh, one untimed refresh is counted: reads, bytes, the
+ * memcpy floor for those bytes, the list's allocations and every malloc.
+ *
+ *   bench_uma [--json] [--zones N,..] [--cpus N,..] [fixture-dir] [tmp-dir]
+ *             [max-zones]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -243,30 +247,57 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus)
 	}
 }
 
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: bench_uma [--json] [--zones N,..] [--cpus N,..] "
+	    "[fixture-dir] [tmp-dir] [max-zones]\n");
+	exit(2);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *fixdir = argc > 1 ? argv[1] : "fixtures/cores/fbsd14";
-	const char *tmp = argc > 2 ? argv[2] : "/tmp";
-	unsigned maxz = argc > 3 ? (unsigned)atoi(argv[3]) : 10000;
-	static const unsigned nz[] = { 100, 1000, 10000 }, nc[] = { 8, 64, 256 };
+	unsigned nz[8] = { 100, 1000, 10000 }, nc[8] = { 8, 64, 256 };
+	size_t nnz = 3, nnc = 3, zi, ci;
+	const char *pos[3] = { "fixtures/cores/fbsd14", "/tmp", NULL };
+	int json = 0, npos = 0, a, profile = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[a], "--profile") == 0 && a + 1 < argc)
+			profile = atoi(argv[++a]);      /* only ours, N times: for perf */
+		else if (strcmp(argv[a], "--zones") == 0 && a + 1 < argc)
+			nnz = bench_list(argv[++a], nz, 8);
+		else if (strcmp(argv[a], "--cpus") == 0 && a + 1 < argc)
+			nnc = bench_list(argv[++a], nc, 8);
+		else if (argv[a][0] == '-' || npos == 3)
+			usage();
+		else
+			pos[npos++] = argv[a];
+	}
+	const char *fixdir = pos[0], *tmp = pos[1];
+	unsigned maxz = pos[2] ? (unsigned)atoi(pos[2]) : 10000;
 	char path[4096], kernel[4096], err[KVS_ERRBUF_SIZE];
-	size_t zi, ci;
 
 	snprintf(path, sizeof(path), "%s/kvs-bench-uma.raw", tmp);
 	snprintf(kernel, sizeof(kernel), "%s/kernel", fixdir);
-	printf("%7s %5s %12s %12s %8s %14s\n", "zones", "cpus", "ours ms", "naive ms", "speedup",
-	    "steady allocs");
-	for (zi = 0; zi < 3; zi++) {
+	if (!json)
+		printf("%7s %5s %10s %10s %10s %9s %7s %8s %9s %7s %7s\n", "zones", "cpus",
+		    "ours ms", "naive ms", "memcpy ms", "MiB read", "reads", "vs naive",
+		    "vs memcpy", "allocs", "mallocs");
+	for (zi = 0; zi < nnz; zi++) {
 		if (nz[zi] > maxz)
 			continue;
-		for (ci = 0; ci < 3; ci++) {
+		for (ci = 0; ci < nnc; ci++) {
 			struct memory_type_list *l = memstat_mtl_alloc();
 			struct naive *arr = NULL;
 			size_t n = 0;
-			double t0, ours = 1e9, naive = 1e9;
-			int r, reps = nz[zi] * nc[ci] > 300000 ? 3 : 10;
-			unsigned long ev;
+			double t0, ours = 1e9, naive = 1e9, floor;
+			int r, reps = nz[zi] * nc[ci] > 300000 ? 5 : 15;
+			unsigned long ev, nreads, nmallocs;
+			uint64_t nbytes;
 			kvs_t *kd;
 
 			build(fixdir, path, nz[zi], nc[ci]);
@@ -275,22 +306,41 @@ main(int argc, char **argv)
 				fprintf(stderr, "%s\n", kd ? kvs_geterr(kd) : err);
 				return 1;
 			}
+			for (r = 0; r < profile; r++)
+				memstat_kvm_uma(l, kd);
+			if (profile > 0)
+				return 0;
 			ev = l->mtl_alloc_events;
+			bench_count_start();
+			memstat_kvm_uma(l, kd);
+			bench_count_stop();
+			ev = l->mtl_alloc_events - ev;
+			nreads = bench_nreads;
+			nbytes = bench_nbytes;
+			nmallocs = bench_nmallocs;
 			for (r = 0; r < reps; r++) {
 				t0 = bench_now();
 				memstat_kvm_uma(l, kd);
 				if (bench_now() - t0 < ours)
 					ours = bench_now() - t0;
-			}
-			ev = l->mtl_alloc_events - ev;
-			for (r = 0; r < reps; r++) {
 				t0 = bench_now();
 				naive_refresh(kd, &arr, &n, nc[ci]);
 				if (bench_now() - t0 < naive)
 					naive = bench_now() - t0;
 			}
-			printf("%7u %5u %12.3f %12.3f %7.1fx %14lu\n", nz[zi], nc[ci], ours * 1e3,
-			    naive * 1e3, naive / ours, ev);
+			floor = bench_memcpy_floor(nbytes, reps);
+			if (json)
+				printf("{\"zones\": %u, \"cpus\": %u, \"ours_ms\": %.4f, \"naive_ms\": %.4f, "
+				    "\"memcpy_ms\": %.4f, \"bytes_read\": %llu, \"reads\": %lu, "
+				    "\"speedup_vs_naive\": %.2f, \"ours_over_memcpy\": %.2f, "
+				    "\"steady_list_allocs\": %lu, \"steady_mallocs\": %lu}\n",
+				    nz[zi], nc[ci], ours * 1e3, naive * 1e3, floor * 1e3,
+				    (unsigned long long)nbytes, nreads, naive / ours, ours / floor,
+				    ev, nmallocs);
+			else
+				printf("%7u %5u %10.3f %10.3f %10.3f %9.2f %7lu %7.1fx %8.2fx %7lu %7lu\n",
+				    nz[zi], nc[ci], ours * 1e3, naive * 1e3, floor * 1e3,
+				    nbytes / 1048576.0, nreads, naive / ours, ours / floor, ev, nmallocs);
 			fflush(stdout);
 			free(arr);
 			memstat_mtl_free(l);

@@ -7,6 +7,7 @@
 # /usr/bin/time.  Prints a Markdown table with ratios against drgn.
 # The capture comes from tests/linux/capture.sh (default: the nokaslr one in
 # the download cache).  Not a test: timings move 2x on this machine.
+# SLAB_JSON=FILE also writes the rows as JSON (bench/run uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
@@ -50,6 +51,18 @@ for name in "${order[@]}"; do
 	RSS[$name]=$(cat "$tmp/rss")
 done
 drgn=${MED[drgn (paging ELF)]}
+if [ -n "${SLAB_JSON:-}" ]; then
+	# The same rows for bench/run: [{"tool", "median_s", "vs_drgn", "peak_rss_kib"}].
+	for name in "${order[@]}"; do
+		printf '%s\t%s\t%s\n' "$name" "${MED[$name]}" "${RSS[$name]}"
+	done | python3 -c "
+import json, sys
+rows = []
+for line in sys.stdin:
+    n, m, r = line.rstrip('\n').split('\t')
+    rows.append({'tool': n, 'median_s': float(m), 'vs_drgn': float(m) / $drgn, 'peak_rss_kib': int(r)})
+json.dump(rows, open('$SLAB_JSON', 'w'), indent=1)"
+fi
 echo "| tool | median s | vs drgn | peak RSS MB |"
 echo "| --- | --- | --- | --- |"
 for name in "${order[@]}"; do

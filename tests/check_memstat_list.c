@@ -328,6 +328,64 @@ START_TEST(percpu_off)
 }
 END_TEST
 
+/* A walker that promises to fill the per-CPU slots (MTL_PCPU_FILLED) gets
+ * the slots above this refresh's CPUs cleared, and none of its own: with
+ * fewer CPUs than two refreshes ago, no stale slot shows through. */
+START_TEST(fill_modes)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int is_new, c, pass;
+
+	for (pass = 0; pass < 2; pass++) {               /* both banks: 4 CPUs */
+		ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+		mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+		for (c = 0; c < 4; c++)
+			mt->mt_percpu_alloc[c].mtp_numallocs = 7;
+		mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	}
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	l->mtl_fill_alloc = MTL_PCPU_FILLED;
+	l->mtl_fill_cache = MTL_PCPU_UNUSED;
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	ck_assert_uint_eq(mt->mt_percpu_alloc[2].mtp_numallocs, 0);   /* cleared */
+	ck_assert_uint_eq(mt->mt_percpu_alloc[3].mtp_numallocs, 0);
+	ck_assert_uint_eq(mt->mt_percpu_alloc[0].mtp_numallocs, 7);   /* the walker's */
+	for (c = 0; c < 2; c++)
+		mt->mt_percpu_alloc[c].mtp_numallocs = 9;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 1), 9);
+	ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 0);
+	ck_assert_uint_eq(memstat_get_percpu_free(mt, 0), 0);
+	/* The next refresh clears everything again unless told otherwise. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	ck_assert_int_eq(l->mtl_fill_alloc, MTL_PCPU_ZERO);
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+/* Handles share nothing: allocations are counted on the list they are for. */
+START_TEST(alloc_counts_per_list)
+{
+	struct memory_type_list *a = memstat_mtl_alloc(), *b = memstat_mtl_alloc();
+	unsigned long eb = b->mtl_alloc_events, ea = a->mtl_alloc_events;
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(a, ALLOCATOR_MALLOC, 4), 0);
+	ck_assert_ptr_nonnull(mtl_upsert(a, ALLOCATOR_MALLOC, K[0], &is_new));
+	mtl_refresh_commit(a, ALLOCATOR_MALLOC);
+	ck_assert_ptr_nonnull(mtl_scratch(a, 0, 100000));
+	ck_assert_uint_gt(a->mtl_alloc_events, ea);
+	ck_assert_uint_eq(b->mtl_alloc_events, eb);
+	ea = a->mtl_alloc_events;
+	ck_assert_ptr_nonnull(mtl_scratch(a, 0, 50000));       /* fits: no growth */
+	ck_assert_uint_eq(a->mtl_alloc_events, ea);
+	memstat_mtl_free(a);
+	memstat_mtl_free(b);
+}
+END_TEST
+
 START_TEST(cpu_growth)
 {
 	struct memory_type_list *l = memstat_mtl_alloc();
@@ -506,6 +564,8 @@ main(void)
 	tcase_add_test(tc, allocators_are_separate);
 	tcase_add_test(tc, percpu_off);
 	tcase_add_test(tc, cpu_growth);
+	tcase_add_test(tc, fill_modes);
+	tcase_add_test(tc, alloc_counts_per_list);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -1,6 +1,5 @@
 /* kread.c - typed reads, resolved fields, bounded walks. */
 #include <endian.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kread.h"
@@ -172,28 +171,31 @@ kwalk_step(kvs_t *kd, struct kwalk *w, uint64_t node, const char *what)
 	return 0;
 }
 
-static int
-krec_cmp(const void *a, const void *b)
+/* Stable merge of r[0, mid) and r[mid, n) through tmp. */
+static void
+krec_merge(struct krec *r, size_t mid, size_t n, struct krec *tmp)
 {
-	const struct krec *x = a, *y = b;
+	size_t i = 0, j = mid, k = 0;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->item != y->item)
-		return x->item < y->item ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
+	if (r[mid - 1].addr <= r[mid].addr)
+		return;                 /* already in order */
+	while (i < mid && j < n)
+		tmp[k++] = r[j].addr < r[i].addr ? r[j++] : r[i++];
+	while (i < mid)
+		tmp[k++] = r[i++];
+	memcpy(r, tmp, k * sizeof(*r));
 }
 
 void
-krec_sort(struct krec *r, size_t n)
+krec_sort(struct krec *r, size_t n, struct krec *tmp)
 {
-	size_t i, up = 0, down = 0;
+	size_t i, up = 0, down = 0, w;
 
 	for (i = 1; i < n; i++) {
 		up += r[i - 1].addr <= r[i].addr;
 		down += r[i - 1].addr >= r[i].addr;
 	}
-	if (up == n - 1 || n < 2)
+	if (n < 2 || up == n - 1)
 		return;
 	if (down == n - 1) {            /* a list built by inserting at the head */
 		for (i = 0; i < n / 2; i++) {
@@ -203,7 +205,10 @@ krec_sort(struct krec *r, size_t n)
 		}
 		return;
 	}
-	qsort(r, n, sizeof(*r), krec_cmp);
+	/* Bottom-up merge sort: no allocation (libc's qsort may allocate). */
+	for (w = 1; w < n; w *= 2)
+		for (i = 0; i + w < n; i += 2 * w)
+			krec_merge(r + i, w, (i + 2 * w < n ? 2 * w : n - i), tmp);
 }
 
 size_t

@@ -76,8 +76,9 @@ struct krec {
 	uint32_t item;          /* the walker's index of the owning object */
 	uint32_t slot;          /* which of the object's records */
 };
-/* Sort by address (already ascending or descending lists cost O(n)). */
-KVS_HIDDEN void krec_sort(struct krec *r, size_t n);
+/* Sort by address, stably, through tmp[n] (already ascending or descending
+ * lists cost O(n)); allocates nothing. */
+KVS_HIDDEN void krec_sort(struct krec *r, size_t n, struct krec *tmp);
 /* The run that starts at r[i]: records [i, return value) of `size` bytes
  * each whose bytes lie within [r[i].addr, *hi), a span of at most maxspan
  * bytes with no gap wider than a cache line between neighbours. */

@@ -305,7 +305,7 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	struct memory_type *mt;
 
 	l->mtl_gen++;
-	l->mtl_percpu_filled = false;
+	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
 		if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
 			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
@@ -336,24 +336,27 @@ snapshot(struct memory_type *mt)
 	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 }
 
+/* Clear a per-CPU array as the walker asked (MTL_PCPU_*). */
+static void
+reset_array(void *a, size_t elem, unsigned cap, unsigned maxcpus, int fill)
+{
+	unsigned from = fill == MTL_PCPU_FILLED ? (maxcpus < cap ? maxcpus : cap) : 0;
+
+	if (fill != MTL_PCPU_UNUSED)
+		memset((char *)a + (size_t)from * elem, 0, (size_t)(cap - from) * elem);
+}
+
 static void
 reset_counters(const struct memory_type_list *l, struct memory_type *mt, bool percpu)
 {
-	unsigned from = 0;
-
 	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
 	mt->mt_percpu_valid = percpu;
 	if (!percpu || mt->mt_capcpus == 0)
 		return;
-	if (l->mtl_percpu_filled) {
-		/* The walker fills [0, maxcpus) and leaves the caches at 0. */
-		from = l->mtl_maxcpus < mt->mt_capcpus ? l->mtl_maxcpus : mt->mt_capcpus;
-		memset(mt->mt_percpu_alloc + from, 0,
-		    (mt->mt_capcpus - from) * sizeof(*mt->mt_percpu_alloc));
-		return;
-	}
-	memset(mt->mt_percpu_alloc, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_alloc));
-	memset(mt->mt_percpu_cache, 0, mt->mt_capcpus * sizeof(*mt->mt_percpu_cache));
+	reset_array(mt->mt_percpu_alloc, sizeof(*mt->mt_percpu_alloc), mt->mt_capcpus,
+	    l->mtl_maxcpus, l->mtl_fill_alloc);
+	reset_array(mt->mt_percpu_cache, sizeof(*mt->mt_percpu_cache), mt->mt_capcpus,
+	    l->mtl_maxcpus, l->mtl_fill_cache);
 }
 
 void

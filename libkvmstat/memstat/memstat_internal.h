@@ -184,15 +184,21 @@ struct memory_type_list {
 	/* Allocations memstat.c made for this list (entries, per-CPU banks,
 	 * hash, scratch); caller slots excepted, which callers ask for. */
 	unsigned long mtl_alloc_events;
-	/* Set by a walker after mtl_refresh_begin (which clears it): it will
-	 * write every slot of mt_percpu_alloc below mtl_maxcpus of each entry it
-	 * upserts, and never mt_percpu_cache, so upsert need not zero them. */
-	bool mtl_percpu_filled;
+	/* What a walker promises, after mtl_refresh_begin (which resets both
+	 * to MTL_PCPU_ZERO), about the per-CPU arrays of the entries it
+	 * upserts, so that upsert need not clear them all (MTL_PCPU_*). */
+	unsigned char mtl_fill_alloc, mtl_fill_cache;
 	/* Walkers' per-refresh working space (mtl_scratch), kept between
 	 * refreshes so that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[3];
 	size_t mtl_scratch_len[3];
 };
+
+/* mtl_fill_alloc / mtl_fill_cache: upsert zeroes the array (ZERO); the
+ * walker writes every slot below mtl_maxcpus (FILLED, upsert zeroes only
+ * the slots above); the walker of this allocator never writes it, so it is
+ * still zero (UNUSED). */
+enum { MTL_PCPU_ZERO = 0, MTL_PCPU_FILLED, MTL_PCPU_UNUSED };
 
 KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus);
 KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int allocator,

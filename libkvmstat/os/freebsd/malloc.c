@@ -406,7 +406,7 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 		mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 		mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
 		flag_implausible(kd, mt, it->wrapped);
-		/* The list left the bank as it was (mtl_percpu_filled): the
+		/* The list left the bank as it was (MTL_PCPU_FILLED): the
 		 * CPUs not present read 0. */
 		if (it->pa != NULL && !all)
 			for (c = 0; c <= cpus->maxid; c++)
@@ -430,9 +430,11 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 		maxspan = 16384;
 	if (maxspan < L->st_size)
 		maxspan = L->st_size;
-	krec_sort(pd->rec, pd->n);
-	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan)) == NULL)
+	/* The buffer is first the sort's working space. */
+	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan > pd->n * sizeof(struct krec) ?
+	    ncpu * maxspan : pd->n * sizeof(struct krec))) == NULL)
 		goto per_type;
+	krec_sort(pd->rec, pd->n, (struct krec *)(void *)big);
 	for (i = 0; i < pd->n; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
 		size_t len;
@@ -605,8 +607,11 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (mtl_refresh_begin(list, ALLOCATOR_MALLOC, maxcpus) != 0)
 		return -1;
-	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish). */
-	list->mtl_percpu_filled = L.gen == MGEN_12 || L.gen == MGEN_13;
+	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish);
+	 * no generation writes the caches' slots. */
+	if (L.gen == MGEN_12 || L.gen == MGEN_13)
+		list->mtl_fill_alloc = MTL_PCPU_FILLED;
+	list->mtl_fill_cache = MTL_PCPU_UNUSED;
 	kwalk_init(&w, MT_MAX_TYPES);
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
 		struct memory_type *mt;

@@ -20,6 +20,7 @@
  *     zone (libmemstat's test is inverted);
  *   size = keg item size, rsize = real size, countlimit = uz_max_items.
  */
+#include <endian.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,9 @@ struct ulayout {
 	struct kfield uc_free, uc_alloc, uc_cross, uc_allocs, uc_frees, ucb_cnt, ucb_entries;
 	struct kfield uzd_buckets, ub_link, ub_cnt;
 	uint64_t pcpu_base;
+	/* 13+: uc_allocs/uc_frees are plain u64s and ucb_cnt/ucb_entries plain
+	 * 16-bit counts, all inside struct uma_cache: read without kfield_get. */
+	bool cache_plain;
 	int ndomains;
 	int gen;                          /* 11 (<= 11), 12 or 13 (13+) */
 	/* <= 12 */
@@ -96,6 +100,13 @@ resolve_old(kvs_t *kd, struct ulayout *L)
 	return 0;
 }
 
+/* A field of exactly `size` bytes, no bit-field, inside `within` bytes. */
+static bool
+plain(const struct kfield *f, uint64_t size, uint64_t within)
+{
+	return f->present && f->size == size && f->bit_size == 0 && f->off + size <= within;
+}
+
 static int
 resolve(kvs_t *kd, struct ulayout *L)
 {
@@ -151,6 +162,16 @@ resolve(kvs_t *kd, struct ulayout *L)
 		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
 	if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, &L->pcpu_base) != 0)
 		return kerr_push(&kd->err, "per-CPU base for counter(9)");
+	L->cache_plain = plain(&L->uc_allocs, 8, L->cache_size) && plain(&L->uc_frees, 8, L->cache_size);
+	{
+		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
+		int k;
+		for (k = 0; k < 3; k++)
+			if (bk[k]->present)
+				L->cache_plain = L->cache_plain && bk[k]->off < L->cache_size &&
+				    plain(&L->ucb_cnt, 2, L->cache_size - bk[k]->off) &&
+				    plain(&L->ucb_entries, 2, L->cache_size - bk[k]->off);
+	}
 	return 0;
 }
 
@@ -222,28 +243,169 @@ finish_zone(struct memory_type *mt, uint64_t a, uint64_t f, int ndomains)
 	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
 }
 
+/*
+ * 13+: the counter(9) sums of every zone are read after the walk.  Counters
+ * are u64 slots of per-CPU pages, allocated side by side, each CPU's copy a
+ * page further: a run of neighbouring slots is one read per CPU, not one per
+ * counter and CPU.  The walk keeps, per zone, its entry, its counters'
+ * offsets and what its caches added, in the list's working space.
+ */
+#define NCTR 4                            /* allocs, frees, fails, xdomain */
+#define CTR_STRIDE 4096                   /* one page per CPU */
+
+struct uitem {
+	struct memory_type *mt;
+	uint64_t off[NCTR];               /* counter(9) offsets from __pcpu */
+	uint64_t sum[NCTR];
+	uint64_t ca, cf;                  /* the caches' uc_allocs and uc_frees */
+};
+
+struct upending {
+	struct memory_type_list *list;
+	struct uitem *item;               /* mtl_scratch 0, in walk order */
+	struct krec *rec;                 /* mtl_scratch 1 */
+	size_t n, cap, nrec, caprec;
+};
+
+static struct uitem *
+upending_add(kvs_t *kd, struct upending *pd, struct memory_type *mt)
+{
+	struct uitem *it;
+
+	if (pd->n == pd->cap) {
+		size_t cap = pd->cap ? pd->cap * 2 : 256;
+		if (cap > UINT32_MAX || (it = mtl_scratch(pd->list, 0, cap * sizeof(*it))) == NULL) {
+			kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+			return NULL;
+		}
+		pd->item = it;
+		pd->cap = cap;
+	}
+	if (pd->nrec + NCTR > pd->caprec) {
+		size_t cap = pd->caprec ? pd->caprec * 2 : 1024;
+		struct krec *r = mtl_scratch(pd->list, 1, cap * sizeof(*r));
+		if (r == NULL) {
+			kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+			return NULL;
+		}
+		pd->rec = r;
+		pd->caprec = cap;
+	}
+	it = &pd->item[pd->n++];
+	memset(it, 0, sizeof(*it));
+	it->mt = mt;
+	return it;
+}
+
+/* Counter k of the last zone added lives at offset `off` (0: none). */
+static void
+upending_counter(const struct ulayout *L, struct upending *pd, int k, uint64_t off)
+{
+	pd->item[pd->n - 1].off[k] = off;
+	if (off == 0)
+		return;
+	pd->rec[pd->nrec].addr = L->pcpu_base + off;
+	pd->rec[pd->nrec].item = (uint32_t)(pd->n - 1);
+	pd->rec[pd->nrec].slot = (uint32_t)k;
+	pd->nrec++;
+}
+
+static void
+upending_finish(const struct ulayout *L, struct upending *pd)
+{
+	size_t i;
+
+	for (i = 0; i < pd->n; i++) {
+		struct uitem *it = &pd->item[i];
+		uint64_t a = it->sum[0], f = it->sum[1];
+		if (a < f)
+			a = f;
+		it->mt->mt_failures = it->sum[2];
+		it->mt->mt_xdomain = it->sum[3];
+		finish_zone(it->mt, a + it->ca, f + it->cf, L->ndomains);
+	}
+}
+
+static int
+upending_counters(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus,
+    struct upending *pd)
+{
+	size_t ncpu = (size_t)cpus->maxid + 1, maxspan = (1024 << 10) / ncpu;
+	size_t i, j, k;
+	uint8_t *big;
+	int c;
+
+	if (maxspan > CTR_STRIDE)
+		maxspan = CTR_STRIDE;
+	if (maxspan < 8)
+		maxspan = 8;
+	for (i = 0; i < pd->n; i++)
+		memset(pd->item[i].sum, 0, sizeof(pd->item[i].sum));
+	/* The buffer is first the sort's working space. */
+	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan > pd->nrec * sizeof(struct krec) ?
+	    ncpu * maxspan : pd->nrec * sizeof(struct krec))) == NULL)
+		goto per_zone;
+	krec_sort(pd->rec, pd->nrec, (struct krec *)(void *)big);
+	for (i = 0; i < pd->nrec; i = j) {
+		uint64_t lo = pd->rec[i].addr, hi;
+		size_t len;
+		j = krec_run(pd->rec, pd->nrec, i, 8, maxspan, &hi);
+		len = (size_t)(hi - lo);
+		for (c = 0; c <= cpus->maxid; c++)
+			if (kcpu_present(cpus, c) && kvs_read(kd, lo + (uint64_t)c * CTR_STRIDE,
+			    big + (size_t)c * len, len) != 0)
+				goto per_zone;
+		for (k = i; k < j; k++) {
+			const uint8_t *p = big + (pd->rec[k].addr - lo);
+			uint64_t sum = 0, v;
+			for (c = 0; c <= cpus->maxid; c++) {
+				if (!kcpu_present(cpus, c))
+					continue;
+				memcpy(&v, p + (size_t)c * len, 8);
+				sum += le64toh(v);
+			}
+			pd->item[pd->rec[k].item].sum[pd->rec[k].slot] += sum;
+		}
+	}
+	upending_finish(L, pd);
+	return 0;
+
+per_zone:
+	/* Something in a run could not be read: zone by zone, counter by
+	 * counter, so that an error names the first zone and CPU that fail. */
+	for (i = 0; i < pd->n; i++) {
+		struct uitem *it = &pd->item[i];
+		for (k = 0; k < NCTR; k++)
+			if (counter_fetch(kd, L, cpus, it->off[k], &it->sum[k]) != 0)
+				return kerr_push(&kd->err, "zone %s", it->mt->mt_name);
+	}
+	upending_finish(L, pd);
+	return 0;
+}
+
 static int
 one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
     const struct kcpus *cpus, uint64_t z, uint64_t keg, const uint8_t *kb, size_t kblen,
-    bool primary, uint64_t *next)
+    bool primary, uint64_t *next, struct upending *pd)
 {
-	uint8_t zb[1024], cb[256];
-	uint64_t a, f, v;
+	static const int ctr_of[NCTR] = { 0, 1, 2, 3 };
+	const struct kfield *ctr[NCTR] = { &L->uz_allocs, &L->uz_frees, &L->uz_fails, &L->uz_xdomain };
+	const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
+	uint8_t zb[1024];
+	uint64_t v;
 	struct memory_type *mt;
-	int c, d;
+	struct uitem *it;
+	int c, d, k;
 	bool internal;
 
-	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
+	if (L->zone_size > sizeof(zb) || L->cache_size > 256)
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
 	if ((mt = zone_entry(kd, l, L, z, zb, next)) == NULL)
 		return -1;
-	if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
-	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_frees), &f) ||
-	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_fails), &mt->mt_failures) ||
-	    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_xdomain), &mt->mt_xdomain))
+	if ((it = upending_add(kd, pd, mt)) == NULL)
 		return kerr_push(&kd->err, "zone %s", mt->mt_name);
-	if (a < f)
-		a = f;
+	for (k = 0; k < NCTR; k++)
+		upending_counter(L, pd, ctr_of[k], kfield_get(zb, L->zone_size, ctr[k]));
 	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
 	mt->mt_countlimit = kfield_get(zb, L->zone_size, &L->uz_max);
 	if (keg != 0) {
@@ -254,31 +416,63 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		mt->mt_size = mt->mt_rsize = kfield_get(zb, L->zone_size, &L->uz_size);
 		internal = false;
 	}
-	/* Per-CPU caches, present CPUs only.  The whole uz_cpu[] array is one
-	 * read when it fits the stack buffer (it does up to 512 CPUs). */
-	uint8_t all[512 * 128];
+	/* Per-CPU caches, present CPUs only, and the zone's domain records
+	 * after them: one read when it fits the stack buffer (up to 512 CPUs),
+	 * else one per CPU and domain. */
+	uint8_t all[512 * 128 + 1024];
+	uint64_t cpubase = z + L->uz_cpu.off, dombase = cpubase + (uint64_t)(cpus->maxid + 1) * L->cache_size;
 	size_t span = (size_t)(cpus->maxid + 1) * L->cache_size;
-	bool whole = !internal && span <= sizeof(all);
-	if (whole && kvs_read(kd, z + L->uz_cpu.off, all, span) != 0)
-		return kerr_push(&kd->err, "per-CPU caches of zone %s", mt->mt_name);
-	for (c = 0; c <= cpus->maxid && !internal; c++) {
-		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
+	size_t domspan = (size_t)L->ndomains * L->zdom_size;
+	bool whole = false, withdom = false;
+	if (!internal && span <= sizeof(all)) {
+		withdom = span + domspan <= sizeof(all) &&
+		    kvs_read(kd, cpubase, all, span + domspan) == 0;
+		whole = withdom || kvs_read(kd, cpubase, all, span) == 0;
+		if (!whole)
+			return kerr_push(&kd->err, "per-CPU caches of zone %s", mt->mt_name);
+	}
+	/* Every slot below maxcpus is written, 0 for the CPUs not present and
+	 * for INTERNAL zones (the list leaves them alone: MTL_PCPU_FILLED). */
+	struct mt_percpu_cache_s *pc = mt->mt_percpu_valid ? mt->mt_percpu_cache : NULL;
+	for (c = 0; c <= cpus->maxid; c++) {
+		uint8_t cb[256];
+		const uint8_t *cp = cb;
 		uint64_t cached = 0;
-		int k;
 
-		if (!kcpu_present(cpus, c))
+		if (internal || !kcpu_present(cpus, c)) {
+			if (pc != NULL)
+				pc[c].mtp_free = 0;
 			continue;
+		}
 		if (whole)
-			memcpy(cb, all + (size_t)c * L->cache_size, L->cache_size);
-		else if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
+			cp = all + (size_t)c * L->cache_size;
+		else if (kvs_read(kd, cpubase + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
 			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
-		a += kfield_get(cb, L->cache_size, &L->uc_allocs);
-		f += kfield_get(cb, L->cache_size, &L->uc_frees);
+		if (L->cache_plain) {
+			uint64_t x, y;
+			memcpy(&x, cp + L->uc_allocs.off, 8);
+			memcpy(&y, cp + L->uc_frees.off, 8);
+			it->ca += le64toh(x);
+			it->cf += le64toh(y);
+		} else {
+			it->ca += kfield_get(cp, L->cache_size, &L->uc_allocs);
+			it->cf += kfield_get(cp, L->cache_size, &L->uc_frees);
+		}
 		for (k = 0; k < 3; k++) {
+			int16_t cnt, ent;
 			if (!bk[k]->present)
 				continue;
-			int16_t cnt = (int16_t)kfield_get(cb + bk[k]->off, L->cache_size - bk[k]->off, &L->ucb_cnt);
-			int16_t ent = (int16_t)kfield_get(cb + bk[k]->off, L->cache_size - bk[k]->off, &L->ucb_entries);
+			if (L->cache_plain) {
+				memcpy(&cnt, cp + bk[k]->off + L->ucb_cnt.off, 2);
+				memcpy(&ent, cp + bk[k]->off + L->ucb_entries.off, 2);
+				cnt = (int16_t)le16toh((uint16_t)cnt);
+				ent = (int16_t)le16toh((uint16_t)ent);
+			} else {
+				cnt = (int16_t)kfield_get(cp + bk[k]->off, L->cache_size - bk[k]->off,
+				    &L->ucb_cnt);
+				ent = (int16_t)kfield_get(cp + bk[k]->off, L->cache_size - bk[k]->off,
+				    &L->ucb_entries);
+			}
 			if (cnt < 0 || cnt > ent) {
 				kvs_warn(kd, "zone %s: CPU %d bucket holds %d items but has room for %d; "
 				    "not counted", mt->mt_name, c, cnt, ent);
@@ -286,16 +480,17 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			}
 			cached += (uint64_t)cnt;
 		}
-		if (mt->mt_percpu_valid)
-			mt->mt_percpu_cache[c].mtp_free = cached;
+		if (pc != NULL)
+			pc[c].mtp_free = cached;
 		mt->mt_free += cached;
 	}
 	/* Full buckets on each domain's list. */
 	for (d = 0; d < L->ndomains; d++) {
-		uint64_t dom = z + L->uz_cpu.off + (uint64_t)(cpus->maxid + 1) * L->cache_size +
-		    (uint64_t)d * L->zdom_size;
+		uint64_t dom = dombase + (uint64_t)d * L->zdom_size;
 		struct kwalk w;
-		if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0)
+		if (withdom)
+			v = kfield_get(all + span + (size_t)d * L->zdom_size, L->zdom_size, &L->uzd_buckets);
+		else if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0)
 			return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
 		kwalk_init(&w, MAX_BUCKETS);
 		for (; v != 0;) {
@@ -312,9 +507,18 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		}
 	}
 	if (keg != 0 && primary) {
+		/* The keg's domain records: one read, else one per domain. */
+		uint8_t kd_all[64 * 64];
+		uint64_t kdbase = keg + L->uk_domain.off;
+		size_t kdspan = (size_t)L->ndomains * L->kdom_size;
+		bool kwhole = kdspan <= sizeof(kd_all) && L->ud_free.off + 4 <= L->kdom_size &&
+		    kvs_read(kd, kdbase, kd_all, kdspan) == 0;
 		for (d = 0; d < L->ndomains; d++) {
 			uint32_t fi;
-			if (kread_u32(kd, keg + L->uk_domain.off + (uint64_t)d * L->kdom_size + L->ud_free.off,
+			if (kwhole) {
+				memcpy(&fi, kd_all + (size_t)d * L->kdom_size + L->ud_free.off, 4);
+				fi = le32toh(fi);
+			} else if (kread_u32(kd, kdbase + (uint64_t)d * L->kdom_size + L->ud_free.off,
 			    &fi) != 0)
 				return kerr_push(&kd->err, "domain %d of keg of %s", d, mt->mt_name);
 			mt->mt_kegfree += fi;
@@ -322,7 +526,6 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 				mt->mt_dom_kegfree[d] = fi;
 		}
 	}
-	finish_zone(mt, a, f, L->gen == 11 ? 1 : L->ndomains);
 	return 0;
 }
 
@@ -445,6 +648,8 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 	uint64_t k, z, headsym;
 	uint8_t kb[512];
 	struct kvs_typeinfo ti;
+	struct upending pend = { list, NULL, NULL, 0, 0, 0, 0 };
+	struct kvs_error saved;
 
 	kerr_clear(&kd->err);
 	kvs_tlb_flush(kd);
@@ -460,23 +665,28 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (mtl_refresh_begin(list, ALLOCATOR_UMA, (unsigned)cpus.maxid + 1) != 0)
 		return -1;
+	/* UMA keeps no per-CPU allocation counters; 13+ writes every cache
+	 * slot (one_zone). */
+	list->mtl_fill_alloc = MTL_PCPU_UNUSED;
+	if (L.gen == 13)
+		list->mtl_fill_cache = MTL_PCPU_FILLED;
 	if (kread_u64(kd, headsym, &k) != 0)
-		goto fail;
+		goto walk_failed;
 	kwalk_init(&kw, MAX_KEGS);
 	for (; k != 0; k = kfield_get(kb, ti.size, &L.uk_link)) {
 		struct kwalk zw;
 		bool first = true;
 		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0 || kvs_read(kd, k, kb, ti.size) != 0)
-			goto fail;
+			goto walk_failed;
 		bool secondary = (kfield_get(kb, ti.size, &L.uk_flags) & SECONDARY) != 0;
 		kwalk_init(&zw, MAX_KEGS);
 		for (z = kfield_get(kb, ti.size, &L.uk_zones); z != 0; first = false) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
 			    (L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, ti.size,
-			    !secondary || first, &next) : one_zone_old(kd, list, &L, &cpus, z, kb,
+			    !secondary || first, &next, &pend) : one_zone_old(kd, list, &L, &cpus, z, kb,
 			    ti.size, !secondary || first, &next)) != 0)
-				goto fail;
+				goto walk_failed;
 			z = next;
 		}
 	}
@@ -484,19 +694,28 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 	if (L.gen == 13 && kvs_symbol(kd, "uma_cachezones", &headsym, NULL) == 0) {
 		struct kwalk zw;
 		if (kread_u64(kd, headsym, &z) != 0)
-			goto fail;
+			goto walk_failed;
 		kwalk_init(&zw, MAX_KEGS);
 		while (z != 0) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "uma_cachezones") != 0 ||
-			    one_zone(kd, list, &L, &cpus, z, 0, NULL, 0, false, &next) != 0)
-				goto fail;
+			    one_zone(kd, list, &L, &cpus, z, 0, NULL, 0, false, &next, &pend) != 0)
+				goto walk_failed;
 			z = next;
 		}
 	} else
 		kerr_clear(&kd->err);
+	if (pend.n > 0 && upending_counters(kd, &L, &cpus, &pend) != 0)
+		goto fail;
 	mtl_refresh_commit(list, ALLOCATOR_UMA);
 	return 0;
+walk_failed:
+	/* The zones before the failure would have had their counters read
+	 * first: an error there is the one to report. */
+	saved = kd->err;
+	if (pend.n > 0 && upending_counters(kd, &L, &cpus, &pend) != 0)
+		goto fail;
+	kd->err = saved;
 fail:
 	mtl_refresh_abort(list, ALLOCATOR_UMA, MEMSTAT_ERROR_KVM);
 	return -1;

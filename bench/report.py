@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""report.py PIECES_DIR results.json RESULTS.md - bench/run's pieces
+(meta.json, open.jsonl, malloc.jsonl, uma.jsonl, types.jsonl, slab.json)
+into one JSON document and a Markdown report with ratios."""
+import json
+import os
+import sys
+
+
+def jsonl(path):
+    rows = []
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
+def main():
+    d, out_json, out_md = sys.argv[1:4]
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    opens = jsonl(os.path.join(d, "open.jsonl"))
+    malloc = jsonl(os.path.join(d, "malloc.jsonl"))
+    uma = jsonl(os.path.join(d, "uma.jsonl"))
+    types = jsonl(os.path.join(d, "types.jsonl"))
+    slab = json.load(open(os.path.join(d, "slab.json")))
+
+    # Open cost: ratio against the smallest dump of the same format.
+    first = {}
+    for r in opens:
+        first.setdefault(r["format"], r)
+        r["vs_smallest"] = r["open_us"] / first[r["format"]]["open_us"]
+        r["size_ratio"] = r["size_bytes"] / first[r["format"]]["size_bytes"]
+    # Type lookups: ratio against drgn's row of the same target and mode
+    # (cached rows against drgn warm, drgn having no cache).
+    drgn = {}
+    for r in types:
+        if r["tool"] == "drgn" and r.get("available"):
+            drgn[(r["target"], r["mode"])] = r
+    for r in types:
+        if not r.get("available"):
+            continue
+        ref = drgn.get((r["target"], r["mode"])) or drgn.get((r["target"], "warm"))
+        if ref:
+            r["vs_drgn_time"] = r["median_s"] / ref["median_s"]
+            r["vs_drgn_rss"] = r["peak_rss_kib"] / ref["peak_rss_kib"]
+
+    doc = {"meta": meta, "open": opens, "malloc_refresh": malloc, "uma_refresh": uma,
+           "type_lookup": types, "linux_slab": slab}
+    with open(out_json, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+    L = []
+    w = L.append
+    w("# kvmstat benchmark results")
+    w("")
+    w("Written by `bench/run%s` (bench/report.py); every row of a table was measured"
+      % (" --quick" if meta["quick"] else ""))
+    w("side by side in the same run.  Machine: %s, nproc %s; load average %s at the start,"
+      % (meta.get("cpu") or "?", meta["nproc"], " ".join("%.2f" % x for x in meta["loadavg_start"])))
+    w("%s at the end (the CPUs are shared: absolute times move, the ratios much less)."
+      % " ".join("%.2f" % x for x in meta.get("loadavg_end", [])))
+    w("Commit %s, %s." % (meta["git"], meta["date"]))
+    w("")
+    w("## Open cost against dump size")
+    w("")
+    w("`kvs_open` + reading `version` + `kvs_close`, best of 20, each size in a fresh process;")
+    w("sparse dumps built from the FreeBSD 14 fixture (bench_open).")
+    w("")
+    w("| format | dump size | open µs | × size | × time | peak RSS KiB |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in opens:
+        w("| %s | %s | %.0f | %.0f× | %.2f× | %d |" % (
+            r["format"], human(r["size_bytes"]), r["open_us"], r["size_ratio"], r["vs_smallest"],
+            r["peak_rss_kib"]))
+    if not opens:
+        w("| not available | | | | | |")
+    for title, rows, key, what in (
+            ("malloc(9) refresh", malloc, "types", "types"),
+            ("UMA refresh", uma, "zones", "zones")):
+        w("")
+        w("## %s" % title)
+        w("")
+        w("Steady-state refresh (best of several) against the naive libmemstat-style walk")
+        w("(bench_refresh.c, bench_uma.c: names byte by byte, linear search, a read per")
+        w("record and CPU) and")
+        w("against a `memcpy` of the bytes the refresh read.  `allocs`: the list's own")
+        w("allocation count during one steady refresh; `mallocs`: every malloc/calloc/realloc")
+        w("in the process during it (both must be 0).")
+        w("")
+        w("| %s | CPUs | ours ms | naive ms | memcpy ms | MiB read | reads | naive / ours | ours / memcpy | allocs | mallocs |" % what)
+        w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in rows:
+            w("| %d | %d | %.3f | %.3f | %.3f | %.2f | %d | %.1f× | %.2f× | %d | %d |" % (
+                r[key], r["cpus"], r["ours_ms"], r["naive_ms"], r["memcpy_ms"],
+                r["bytes_read"] / 1048576, r["reads"], r["speedup_vs_naive"],
+                r["ours_over_memcpy"], r["steady_list_allocs"], r["steady_mallocs"]))
+        if not rows:
+            w("| not available | | | | | | | | | | |")
+    w("")
+    w("## Type lookup")
+    w("")
+    w("`kvmstat type NAME` (a new process each run) and drgn loading the same file and")
+    w("looking the struct up.  cold: the debug file dropped from the page cache first")
+    w("(posix_fadvise) and no layout cache; warm: file in the page cache, no layout cache;")
+    w("cached: layout cache filled by an earlier run.  hyperfine medians; ratios against")
+    w("drgn in the same mode (cached against drgn warm).")
+    w("")
+    w("| target | tool | mode | median s | vs drgn | peak RSS MiB | RSS vs drgn |")
+    w("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for r in types:
+        if r.get("available"):
+            w("| %s | %s | %s | %.3f | %s | %.0f | %s |" % (
+                r["target"], r["tool"], r["mode"], r["median_s"],
+                "%.2f×" % r["vs_drgn_time"] if "vs_drgn_time" in r else "-",
+                r["peak_rss_kib"] / 1024,
+                "%.2f×" % r["vs_drgn_rss"] if "vs_drgn_rss" in r else "-"))
+        else:
+            w("| %s | %s | %s | not available: %s | | | |" % (r["target"], r["tool"], r["mode"], r["why"]))
+    w("")
+    w("## Linux SLUB table against drgn and crash")
+    w("")
+    w("bench/linux_slab.sh on the real Debian 6.1 capture (nokaslr): hyperfine medians,")
+    w("warm page cache.")
+    w("")
+    w("| tool | median s | vs drgn | peak RSS MiB |")
+    w("| --- | ---: | ---: | ---: |")
+    if isinstance(slab, list):
+        for r in slab:
+            w("| %s | %.3f | %.2f× | %.0f |" % (r["tool"], r["median_s"], r["vs_drgn"],
+                                              r["peak_rss_kib"] / 1024))
+    else:
+        w("| not available: %s | | | |" % slab.get("why", "?"))
+    w("")
+    with open(out_md, "w") as f:
+        f.write("\n".join(L))
+
+
+def human(n):
+    for unit, div in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if n >= div:
+            return "%g %s" % (n / div, unit)
+    return "%d B" % n
+
+
+if __name__ == "__main__":
+    main()
