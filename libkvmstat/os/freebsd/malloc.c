@@ -401,7 +401,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (mtl_refresh_begin(list, ALLOCATOR_MALLOC, maxcpus) != 0)
 		return -1;
-	kwalk_init(&w, MT_MAX_TYPES);
+	kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES));
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
 		struct memory_type *mt;
 		uint64_t desc;
