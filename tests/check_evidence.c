@@ -445,6 +445,31 @@ make_fbsd_hostile(const char *dir, char paths[][4096])
 	val[0] = 1000000;
 	w[0] = 4;
 	patch_raw(paths[n++], va, val, w, 1);
+	/* A kmemstatistics longer than the image can hold distinct types: the
+	 * head's ks_next leads into 2 MiB of zeros (physical 0x204000, through
+	 * the direct map) made into overlapping nodes 8 bytes apart, each
+	 * ks_next slot naming the next node.  Every node is a type of the wrong
+	 * version, skipped, so only the dump-derived bound
+	 * (6 MiB / sizeof(struct malloc_type)) stops the walk. */
+	{
+		uint64_t next_off = member_off(kd, "struct malloc_type", "ks_next");
+		uint64_t base = 0x204000, end = 0x400000, dmap = 0xfffff80000000000ULL;
+		uint64_t k, nslots = (end - base) / 8 - 64, pa;
+		uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+
+		ck_assert_ptr_nonnull(img);
+		for (k = 0; k < nslots; k++) {
+			uint64_t next = k + 1 < nslots ? dmap + base + 8 * (k + 1) - next_off : 0;
+			ck_assert_uint_eq(*(uint64_t *)(img + base + 8 * k), 0);
+			memcpy(img + base + 8 * k, &next, 8);
+		}
+		ck_assert_int_eq(kvs_kvtop(kd, mt + next_off, &pa), 0);
+		va[0] = dmap + base - next_off;
+		memcpy(img + pa, &va[0], 8);
+		snprintf(paths[n], 4096, "%s/kmem-long.raw", dir);
+		ck_assert_int_eq(write_file(paths[n++], img, len), 0);
+		free(img);
+	}
 	kvs_close(kd);
 	/* A minidump whose page bitmap claims every page (its 4 KiB bitmap at
 	 * 0x4000 covers 32768 pages; the file holds about 50). */
@@ -530,6 +555,7 @@ START_TEST(hostile_bounded)
 	{
 		static const struct { const char *file, *cmd, *want; } says[] = {
 			{ "kmem-cycle.raw", "malloc", "kmemstatistics" },
+			{ "kmem-long.raw", "malloc", "kmemstatistics list longer than " },
 			{ "uk-cycle.raw", "zone", "loops" },
 			{ "uz-cycle.raw", "zone", "loops" },
 			{ "maxid-1e6.raw", "malloc", "mp_maxid 1000000 out of range" },

@@ -59,6 +59,7 @@ raw-any-size :: libkvmstat/source/raw.c :: 1 :: if (a->map_len % 4096 != 0) :: i
 core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, O_RDONLY | O_CLOEXEC | O_NONBLOCK); :: kd->core_fd = open(core, O_RDWR | O_CLOEXEC | O_NONBLOCK); :: check_evidence:handles
 core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence:handles
 malloc-wrap-unflagged :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (wrapped || mt->mt_numfrees > mt->mt_numallocs :: if (mt->mt_numfrees > mt->mt_numallocs :: check_evidence:bounded
+malloc-list-unbounded-by-dump :: libkvmstat/os/freebsd/malloc.c :: 1 :: kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES)); :: kwalk_init(&w, MT_MAX_TYPES); :: check_evidence:bounded
 EOF
 )
 

@@ -819,6 +819,25 @@ kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 	return kd->arch->kvtop(kd->arch_priv, kva, pa, NULL, NULL, &kd->err);
 }
 
+/*
+ * How many distinct nodes of node_size bytes a dump can hold: a list walk
+ * that allocates per node stops there (and at cap), so a corrupt list costs
+ * memory in proportion to the dump, not to what its pointers claim.  Live
+ * memory has no such size: cap.
+ */
+uint64_t
+kvs_dump_bound(const kvs_t *kd, uint64_t node_size, uint64_t cap)
+{
+	uint64_t bytes = kd->info.source_bytes, b;
+
+	if (kd->info.dumped_pages > bytes / (kd->info.page_size ? kd->info.page_size : 4096))
+		bytes = kd->info.dumped_pages * (kd->info.page_size ? kd->info.page_size : 4096);
+	if (kd->info.live || bytes == 0 || node_size == 0)
+		return cap;
+	b = bytes / node_size + 1;
+	return b < cap ? b : cap;
+}
+
 void
 kvs_tlb_flush(kvs_t *kd)
 {

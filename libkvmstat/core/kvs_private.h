@@ -98,6 +98,9 @@ struct kvs {
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+/* At most how many distinct node_size-byte nodes the dump can hold (cap
+ * for live memory): the bound for list walks that allocate per node. */
+KVS_HIDDEN uint64_t kvs_dump_bound(const kvs_t *kd, uint64_t node_size, uint64_t cap);
 /* Open a regular file read-only without blocking on a FIFO: the fd, or -1
  * with e set ("<what> <path>: not a regular file (a FIFO)"). */
 struct stat;

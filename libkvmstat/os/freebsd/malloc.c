@@ -612,7 +612,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	if (L.gen == MGEN_12 || L.gen == MGEN_13)
 		list->mtl_fill_alloc = MTL_PCPU_FILLED;
 	list->mtl_fill_cache = MTL_PCPU_UNUSED;
-	kwalk_init(&w, MT_MAX_TYPES);
+	kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES));
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
 		struct memory_type *mt;
 		uint64_t desc;

@@ -672,14 +672,14 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_fill_cache = MTL_PCPU_FILLED;
 	if (kread_u64(kd, headsym, &k) != 0)
 		goto walk_failed;
-	kwalk_init(&kw, MAX_KEGS);
+	kwalk_init(&kw, kvs_dump_bound(kd, ti.size, MAX_KEGS));
 	for (; k != 0; k = kfield_get(kb, ti.size, &L.uk_link)) {
 		struct kwalk zw;
 		bool first = true;
 		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0 || kvs_read(kd, k, kb, ti.size) != 0)
 			goto walk_failed;
 		bool secondary = (kfield_get(kb, ti.size, &L.uk_flags) & SECONDARY) != 0;
-		kwalk_init(&zw, MAX_KEGS);
+		kwalk_init(&zw, kvs_dump_bound(kd, L.zone_size, MAX_KEGS));
 		for (z = kfield_get(kb, ti.size, &L.uk_zones); z != 0; first = false) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
@@ -695,7 +695,7 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		struct kwalk zw;
 		if (kread_u64(kd, headsym, &z) != 0)
 			goto walk_failed;
-		kwalk_init(&zw, MAX_KEGS);
+		kwalk_init(&zw, kvs_dump_bound(kd, L.zone_size, MAX_KEGS));
 		while (z != 0) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "uma_cachezones") != 0 ||
