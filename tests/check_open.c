@@ -253,7 +253,7 @@ START_TEST(installed_kernel_and_debug_file)
 	/* A dump of another kernel: the installed one is named, and refused. */
 	kd = kvs_open(NULL, fixture_path("fbsd12/vmcore.minidump2"), 0, err);
 	ck_assert_ptr_null(kd);
-	ck_assert_msg(strstr(err, "no kernel given for dump ") == err &&
+	ck_assert_msg(strstr(err, "no kernel file given (-N) for dump ") == err &&
 	    strstr(err, "and the installed one does not fit it: ") != NULL &&
 	    strstr(err, want) != NULL && strstr(err, "does not match") != NULL, "%s", err);
 	/* Unverified, nothing says which kernel a dump is of. */

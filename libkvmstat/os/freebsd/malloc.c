@@ -453,22 +453,24 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 				 * copied as it is, summed from where it lies. */
 				struct mt_percpu_alloc_s *pa = it->pa;
 				uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, x[5];
+				bool w = false;     /* a sum passed 2^64 (flagged) */
 				for (c = 0; c <= cpus->maxid; c++) {
 					if (!kcpu_present(cpus, c))
 						continue;
 					memcpy(x, rec + (size_t)c * len, sizeof(x));
-					s0 += x[0];
-					s1 += x[1];
-					s2 += x[2];
-					s3 += x[3];
+					w |= __builtin_add_overflow(s0, x[0], &s0);
+					w |= __builtin_add_overflow(s1, x[1], &s1);
+					w |= __builtin_add_overflow(s2, x[2], &s2);
+					w |= __builtin_add_overflow(s3, x[3], &s3);
 					s4 |= x[4];
 					if (pa != NULL)
 						memcpy(&pa[c], rec + (size_t)c * len, sizeof(pa[c]));
 				}
-				it->alloced += s0;
-				it->freed += s1;
-				it->nallocs += s2;
-				it->nfrees += s3;
+				w |= __builtin_add_overflow(it->alloced, s0, &it->alloced);
+				w |= __builtin_add_overflow(it->freed, s1, &it->freed);
+				w |= __builtin_add_overflow(it->nallocs, s2, &it->nallocs);
+				w |= __builtin_add_overflow(it->nfrees, s3, &it->nfrees);
+				it->wrapped |= w;
 				it->mask |= s4;
 				continue;
 			}
