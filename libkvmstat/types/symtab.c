@@ -242,12 +242,13 @@ kvs_symtab_from_list(struct kvs_symtab **out, char *names, const struct kvs_symd
 	return 0;
 }
 
-int
-kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next)
+/* How many symbols in address order have a value <= addr (the index of
+ * the first one above it). */
+static size_t
+count_upto(const struct kvs_symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi = st->naddr;
 
-	/* First symbol with value > addr. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (st->syms[st->byaddr[mid]].value <= addr)
@@ -255,6 +256,14 @@ kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int
+kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next)
+{
+	size_t lo = count_upto(st, addr);
+
 	if (lo == st->naddr)
 		return -1;
 	*next = st->syms[st->byaddr[lo]].value;
@@ -293,17 +302,9 @@ kvs_symtab_lookup(const struct kvs_symtab *st, const char *name, uint64_t *addr,
 const char *
 kvs_symtab_at(const struct kvs_symtab *st, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi = st->naddr;
+	size_t lo = count_upto(st, addr);     /* the last symbol <= addr is lo - 1 */
 	const struct sym *s;
 
-	/* Last symbol with value <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->syms[st->byaddr[mid]].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	s = &st->syms[st->byaddr[lo - 1]];

@@ -31,6 +31,18 @@ WALKER_TYPES="kmem_cache kmem_cache_node kmem_cache_cpu slab page list_head
  printk_ringbuffer prb_desc_ring prb_data_ring prb_desc prb_data_blk_lpos printk_info"
 OUT=$(mktemp -d /tmp/kvs-realcore.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
+# The vmlinux with neither DWARF nor BTF (symbols only, as a stripped
+# kernel): its types must then come from the dump's BTF.
+STRIPPED=$OUT/vmlinux-notypes
+if ! objcopy --strip-debug "$VMLINUX" "$STRIPPED" 2>"$OUT/objcopy.err" ||
+	! python3 -c "
+import sys
+p = sys.argv[1]; d = bytearray(open(p, 'rb').read()); i = d.find(b'.BTF\\0')
+while i != -1:
+    d[i:i + 4] = b'.XTF'; i = d.find(b'.BTF\\0', i + 1)
+open(p, 'wb').write(d)" "$STRIPPED"; then
+	fail "making a vmlinux without DWARF and BTF"
+fi
 read -r -a captures <<<"${KVS_CAPTURES:-nokaslr kaslr live}"
 for cap in "${captures[@]}"; do
 	dir=$CACHE/captures/$cap
@@ -102,6 +114,10 @@ for cap in "${captures[@]}"; do
 		    2>"$OUT/$cap/$d.stats.err"
 		echo $? >"$OUT/$cap/$d.stats.rc"
 	done
+	# A kernel file with symbols but no types: the dump's BTF answers.
+	"$KVMSTAT" -N "$STRIPPED" -M "$dir/vmcore.elf" slab --json >"$OUT/$cap/stripped.slab___json" \
+	    2>"$OUT/$cap/stripped.err"
+	echo $? >"$OUT/$cap/stripped.rc"
 	# The kernel profile buffer (profile=2), with and without vmlinux.
 	"$KVMSTAT" -M "$dir/vmcore.elf" gmon -f -o "$OUT/$cap/gmon.out" 2>"$OUT/$cap/gmon.err"
 	echo $? >"$OUT/$cap/gmon.rc"
