@@ -365,6 +365,46 @@ START_TEST(fill_modes)
 }
 END_TEST
 
+/* A walker that defers its counters (mtl_defer_counters): upsert leaves them
+ * as they were, an abort keeps them, and the walker's final stores show. */
+START_TEST(deferred_counters)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	mt->mt_numallocs = 5;
+	mt->mt_size = 64;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	l->mtl_defer_counters = true;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 5);        /* left alone */
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 5);
+	ck_assert_uint_eq(memstat_get_size(mt), 64);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	ck_assert(!l->mtl_defer_counters);
+	l->mtl_defer_counters = true;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
+	mtl_counters_reset(mt);
+	mt->mt_numallocs = 9;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	/* A normal refresh after a deferred one snapshots again. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 0);
+	mt->mt_numallocs = 11;
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	memstat_mtl_free(l);
+}
+END_TEST
+
 /* Handles share nothing: allocations are counted on the list they are for. */
 START_TEST(alloc_counts_per_list)
 {
@@ -566,6 +606,7 @@ main(void)
 	tcase_add_test(tc, cpu_growth);
 	tcase_add_test(tc, fill_modes);
 	tcase_add_test(tc, alloc_counts_per_list);
+	tcase_add_test(tc, deferred_counters);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

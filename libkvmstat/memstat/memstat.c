@@ -306,6 +306,7 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 
 	l->mtl_gen++;
 	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
+	l->mtl_defer_counters = false;
 	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
 		if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
 			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
@@ -322,9 +323,13 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
  * first touches the entry: the scalars are copied, the per-CPU counters
  * simply move to the other bank. */
 static void
-snapshot(struct memory_type *mt)
+snapshot(const struct memory_type_list *l, struct memory_type *mt)
 {
-	memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
+	/* A walker that defers its counters leaves them as they are until it
+	 * cannot fail any more: nothing to copy. */
+	mt->mt_block_saved = !l->mtl_defer_counters;
+	if (mt->mt_block_saved)
+		memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
 	mt->mt_saved_ndomains = mt->mt_ndomains;
@@ -346,10 +351,17 @@ reset_array(void *a, size_t elem, unsigned cap, unsigned maxcpus, int fill)
 		memset((char *)a + (size_t)from * elem, 0, (size_t)(cap - from) * elem);
 }
 
+void
+mtl_counters_reset(struct memory_type *mt)
+{
+	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+}
+
 static void
 reset_counters(const struct memory_type_list *l, struct memory_type *mt, bool percpu)
 {
-	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	if (!l->mtl_defer_counters)
+		mtl_counters_reset(mt);
 	mt->mt_percpu_valid = percpu;
 	if (!percpu || mt->mt_capcpus == 0)
 		return;
@@ -395,7 +407,7 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 	}
 	if (mt->mt_seen_gen != l->mtl_gen) {
 		if (!*is_new)
-			snapshot(mt);
+			snapshot(l, mt);
 		reset_counters(l, mt, !l->mtl_nopercpu);
 	}
 	mt->mt_seen_gen = l->mtl_gen;
@@ -485,7 +497,8 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		}
 		if (mt->mt_seen_gen != l->mtl_gen)
 			continue;       /* not touched by the failed refresh */
-		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
+		if (mt->mt_block_saved)
+			memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
 		mt->mt_ndomains = mt->mt_saved_ndomains;

@@ -375,6 +375,7 @@ pending_finish(const struct kcpus *cpus, struct pending *pd)
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		struct memory_type *mt = it->mt;
+		mtl_counters_reset(mt);         /* deferred until now */
 		mt->mt_memalloced = it->alloced;
 		mt->mt_memfreed = it->freed;
 		mt->mt_numallocs = it->nallocs;
@@ -391,6 +392,8 @@ pending_finish(const struct kcpus *cpus, struct pending *pd)
 	}
 }
 
+/* Read the statistics of the pending types into their pitems (the entries
+ * get them from pending_finish, once nothing can fail any more). */
 static int
 pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, struct pending *pd)
 {
@@ -454,7 +457,6 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 					pending_one(L, it, c, rec + (size_t)c * len);
 		}
 	}
-	pending_finish(cpus, pd);
 	return 0;
 
 per_type:
@@ -476,7 +478,6 @@ per_type:
 			pending_one(L, it, c, st);
 		}
 	}
-	pending_finish(cpus, pd);
 	return 0;
 }
 
@@ -584,8 +585,10 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		return -1;
 	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish);
 	 * no generation writes the caches' slots. */
-	if (L.gen == MGEN_12 || L.gen == MGEN_13)
+	if (L.gen == MGEN_12 || L.gen == MGEN_13) {
 		list->mtl_fill_alloc = MTL_PCPU_FILLED;
+		list->mtl_defer_counters = true;        /* pending_finish */
+	}
 	list->mtl_fill_cache = MTL_PCPU_UNUSED;
 	kwalk_init(&w, MT_MAX_TYPES);
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
@@ -654,6 +657,8 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		    kd->warn, kd->kernel_path, kd->core_path);
 		return fail(list, kd, MEMSTAT_ERROR_KVM);
 	}
+	if (pend.n > 0)
+		pending_finish(&cpus, &pend);
 	mtl_refresh_commit(list, ALLOCATOR_MALLOC);
 	return 0;
 
