@@ -218,9 +218,13 @@ hash_reindex(struct memory_type_list *l)
 		hash_put(l, mt, i++);
 }
 
+#define MTL_NALLOC 4   /* allocators with the counts of mtl_grown/mtl_nof */
+
 static void
 unlink_entry(struct memory_type_list *l, struct memory_type *mt)
 {
+	if (mt->mt_allocator >= 0 && mt->mt_allocator < MTL_NALLOC)
+		l->mtl_nof[mt->mt_allocator]--;
 	if (mt->mt_prev != NULL)
 		mt->mt_prev->mt_next = mt->mt_next;
 	else
@@ -302,16 +306,23 @@ caller_slots(struct memory_type *mt, int cpu)
 int
 mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 {
+	bool counted = allocator >= 0 && allocator < MTL_NALLOC;
 	struct memory_type *mt;
 
 	l->mtl_gen++;
 	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
 	l->mtl_defer_counters = false;
-	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
-		if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
-			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
-			return -1;
+	memset(l->mtl_touched, 0, sizeof(l->mtl_touched));
+	/* Every entry already has the room: no need to visit them. */
+	if (!counted || maxcpus > l->mtl_grown[allocator]) {
+		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
+			if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
+				l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+				return -1;
+			}
 		}
+		if (counted)
+			l->mtl_grown[allocator] = maxcpus;
 	}
 	/* Only now: entries created by mtl_upsert get this many slots, and
 	 * every entry of the allocator has at least as many. */
@@ -403,9 +414,16 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 		l->mtl_head = mt;
 		hash_put(l, mt, l->mtl_count);
 		l->mtl_count++;
+		if (allocator >= 0 && allocator < MTL_NALLOC) {
+			l->mtl_nof[allocator]++;
+			if (mt->mt_capcpus < l->mtl_grown[allocator])
+				l->mtl_grown[allocator] = mt->mt_capcpus;
+		}
 		*is_new = 1;
 	}
 	if (mt->mt_seen_gen != l->mtl_gen) {
+		if (allocator >= 0 && allocator < MTL_NALLOC)
+			l->mtl_touched[allocator]++;
 		if (!*is_new)
 			snapshot(l, mt);
 		reset_counters(l, mt, !l->mtl_nopercpu);
@@ -468,9 +486,11 @@ mtl_refresh_commit(struct memory_type_list *l, int allocator)
 {
 	struct memory_type *mt;
 
-	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
-		if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
-			mt->mt_vanished = true;
+	/* Every entry of the allocator seen: none vanished, no need to look. */
+	if (allocator < 0 || allocator >= MTL_NALLOC || l->mtl_touched[allocator] != l->mtl_nof[allocator])
+		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
+			if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
+				mt->mt_vanished = true;
 	/* The zone table goes with the entries whose size masks index it. */
 	if (allocator == ALLOCATOR_MALLOC && l->mtl_zones_staged) {
 		l->mtl_zones = l->mtl_zones_new;

@@ -200,6 +200,13 @@ struct memory_type_list {
 	 * mtl_counters_reset() and plain stores, with nothing left that can
 	 * fail before the commit.  Upsert then neither copies nor clears them. */
 	bool mtl_defer_counters;
+	/* So that begin and commit need not visit every entry of a big list:
+	 * per allocator (index < MTL_NALLOC), the per-CPU slots every entry
+	 * has at least, and how many entries there are; entries first touched
+	 * by the current refresh. */
+	unsigned mtl_grown[4];
+	size_t mtl_nof[4];
+	size_t mtl_touched[4];
 	/* Walkers' per-refresh working space (mtl_scratch), kept between
 	 * refreshes so that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[3];
