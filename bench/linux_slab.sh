@@ -44,7 +44,7 @@ order=("kvmstat (phys ELF)" "kvmstat no -N (phys ELF)" "kvmstat (paging ELF)"
 declare -A MED RSS
 for name in "${order[@]}"; do
 	cmd=${CMD[$name]}
-	hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$tmp/h.json" "$cmd" >/dev/null 2>&1 ||
+	hyperfine -N --warmup "${WARMUP:-1}" --runs "$RUNS" --export-json "$tmp/h.json" "$cmd" >/dev/null 2>&1 ||
 		{ echo "linux_slab: '$cmd' failed" >&2; exit 1; }
 	MED[$name]=$(python3 -c "import json;print(json.load(open('$tmp/h.json'))['results'][0]['median'])")
 	/usr/bin/time -f %M -o "$tmp/rss" $cmd >/dev/null 2>&1 </dev/null

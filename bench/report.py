@@ -64,6 +64,28 @@ def main():
       % " ".join("%.2f" % x for x in meta.get("loadavg_end", [])))
     w("Commit %s, %s." % (meta["git"], meta["date"]))
     w("")
+    w("## Issue 11 goals, as this run measured them")
+    w("")
+    for title, rows, key in (("malloc", malloc, "types"), ("UMA", uma, "zones")):
+        if not rows:
+            w("- %s refresh: not measured" % title)
+            continue
+        worst = min(rows, key=lambda r: r["speedup_vs_naive"])
+        far = max(rows, key=lambda r: r["ours_over_memcpy"])
+        w("- %s refresh never slower than naive: %s (lowest naive/ours %.1f× at %d %s × %d CPUs);"
+          " farthest from the memcpy floor %.1f× (%d %s × %d CPUs, goal ≤ 2×); steady-state"
+          " mallocs %d" % (title, "yes" if worst["speedup_vs_naive"] >= 1 else "NO",
+                           worst["speedup_vs_naive"], worst[key], key, worst["cpus"],
+                           far["ours_over_memcpy"], far[key], key, far["cpus"],
+                           max(r["steady_mallocs"] for r in rows)))
+    for r in malloc:
+        if r["types"] == 2000 and r["cpus"] == 64:
+            w("- malloc refresh at 2,000 types × 64 CPUs: %.1f× naive (goal ≥ 10×)"
+              % r["speedup_vs_naive"])
+    if opens:
+        w("- open time from the smallest to the largest dump: at most %.2f× for %.0f× the size"
+          % (max(r["vs_smallest"] for r in opens), max(r["size_ratio"] for r in opens)))
+    w("")
     w("## Open cost against dump size")
     w("")
     w("`kvs_open` + reading `version` + `kvs_close`, best of 20, each size in a fresh process;")

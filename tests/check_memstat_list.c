@@ -365,6 +365,80 @@ START_TEST(fill_modes)
 }
 END_TEST
 
+/* A walker that defers its counters (mtl_defer_counters): upsert leaves them
+ * as they were, an abort keeps them, and the walker's final stores show. */
+START_TEST(deferred_counters)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	mt->mt_numallocs = 5;
+	mt->mt_size = 64;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	l->mtl_defer_counters = true;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 5);        /* left alone */
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 5);
+	ck_assert_uint_eq(memstat_get_size(mt), 64);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	ck_assert(!l->mtl_defer_counters);
+	l->mtl_defer_counters = true;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
+	mtl_counters_reset(mt);
+	mt->mt_numallocs = 9;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	/* A normal refresh after a deferred one snapshots again. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 0);
+	mt->mt_numallocs = 11;
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+/* Begin and commit skip their walks over the entries when nothing needs
+ * them: an entry created by a refresh with fewer CPUs is still grown by a
+ * later one with more, and an entry a refresh does not see still vanishes. */
+START_TEST(skipped_walks)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *a, *b;
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 8), 0);
+	a = mtl_upsert(l, ALLOCATOR_UMA, K[0], &is_new);
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 4), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, K[0], &is_new), a);
+	b = mtl_upsert(l, ALLOCATOR_UMA, K[1], &is_new);
+	ck_assert_uint_eq(b->mt_capcpus, 4);
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 8), 0);
+	ck_assert_uint_ge(b->mt_capcpus, 8);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, K[0], &is_new), a);
+	/* A malloc entry upserted meanwhile does not count for UMA. */
+	ck_assert_ptr_nonnull(mtl_upsert(l, ALLOCATOR_MALLOC, K[1], &is_new));
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert(memstat_get_vanished(b));
+	ck_assert(!memstat_get_vanished(a));
+	ck_assert_int_eq(memstat_mtl_sweep(l), 1);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 8), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, K[0], &is_new), a);
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert(!memstat_get_vanished(a));
+	memstat_mtl_free(l);
+}
+END_TEST
+
 /* Handles share nothing: allocations are counted on the list they are for. */
 START_TEST(alloc_counts_per_list)
 {
@@ -566,6 +640,8 @@ main(void)
 	tcase_add_test(tc, cpu_growth);
 	tcase_add_test(tc, fill_modes);
 	tcase_add_test(tc, alloc_counts_per_list);
+	tcase_add_test(tc, deferred_counters);
+	tcase_add_test(tc, skipped_walks);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

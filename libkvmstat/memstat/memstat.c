@@ -218,9 +218,13 @@ hash_reindex(struct memory_type_list *l)
 		hash_put(l, mt, i++);
 }
 
+#define MTL_NALLOC 4   /* allocators with the counts of mtl_grown/mtl_nof */
+
 static void
 unlink_entry(struct memory_type_list *l, struct memory_type *mt)
 {
+	if (mt->mt_allocator >= 0 && mt->mt_allocator < MTL_NALLOC)
+		l->mtl_nof[mt->mt_allocator]--;
 	if (mt->mt_prev != NULL)
 		mt->mt_prev->mt_next = mt->mt_next;
 	else
@@ -302,15 +306,23 @@ caller_slots(struct memory_type *mt, int cpu)
 int
 mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 {
+	bool counted = allocator >= 0 && allocator < MTL_NALLOC;
 	struct memory_type *mt;
 
 	l->mtl_gen++;
 	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
-	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
-		if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
-			l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
-			return -1;
+	l->mtl_defer_counters = false;
+	memset(l->mtl_touched, 0, sizeof(l->mtl_touched));
+	/* Every entry already has the room: no need to visit them. */
+	if (!counted || maxcpus > l->mtl_grown[allocator]) {
+		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next) {
+			if (mt->mt_allocator == allocator && grow_cpus(l, mt, maxcpus) != 0) {
+				l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+				return -1;
+			}
 		}
+		if (counted)
+			l->mtl_grown[allocator] = maxcpus;
 	}
 	/* Only now: entries created by mtl_upsert get this many slots, and
 	 * every entry of the allocator has at least as many. */
@@ -322,9 +334,13 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
  * first touches the entry: the scalars are copied, the per-CPU counters
  * simply move to the other bank. */
 static void
-snapshot(struct memory_type *mt)
+snapshot(const struct memory_type_list *l, struct memory_type *mt)
 {
-	memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
+	/* A walker that defers its counters leaves them as they are until it
+	 * cannot fail any more: nothing to copy. */
+	mt->mt_block_saved = !l->mtl_defer_counters;
+	if (mt->mt_block_saved)
+		memcpy(mt->mt_saved, (char *)mt + BLOCK_FIRST, BLOCK_LEN);
 	mt->mt_saved_vanished = mt->mt_vanished;
 	mt->mt_saved_maxcpus = mt->mt_maxcpus;
 	mt->mt_saved_ndomains = mt->mt_ndomains;
@@ -346,10 +362,17 @@ reset_array(void *a, size_t elem, unsigned cap, unsigned maxcpus, int fill)
 		memset((char *)a + (size_t)from * elem, 0, (size_t)(cap - from) * elem);
 }
 
+void
+mtl_counters_reset(struct memory_type *mt)
+{
+	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+}
+
 static void
 reset_counters(const struct memory_type_list *l, struct memory_type *mt, bool percpu)
 {
-	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	if (!l->mtl_defer_counters)
+		mtl_counters_reset(mt);
 	mt->mt_percpu_valid = percpu;
 	if (!percpu || mt->mt_capcpus == 0)
 		return;
@@ -391,11 +414,18 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 		l->mtl_head = mt;
 		hash_put(l, mt, l->mtl_count);
 		l->mtl_count++;
+		if (allocator >= 0 && allocator < MTL_NALLOC) {
+			l->mtl_nof[allocator]++;
+			if (mt->mt_capcpus < l->mtl_grown[allocator])
+				l->mtl_grown[allocator] = mt->mt_capcpus;
+		}
 		*is_new = 1;
 	}
 	if (mt->mt_seen_gen != l->mtl_gen) {
+		if (allocator >= 0 && allocator < MTL_NALLOC)
+			l->mtl_touched[allocator]++;
 		if (!*is_new)
-			snapshot(mt);
+			snapshot(l, mt);
 		reset_counters(l, mt, !l->mtl_nopercpu);
 	}
 	mt->mt_seen_gen = l->mtl_gen;
@@ -456,9 +486,11 @@ mtl_refresh_commit(struct memory_type_list *l, int allocator)
 {
 	struct memory_type *mt;
 
-	for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
-		if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
-			mt->mt_vanished = true;
+	/* Every entry of the allocator seen: none vanished, no need to look. */
+	if (allocator < 0 || allocator >= MTL_NALLOC || l->mtl_touched[allocator] != l->mtl_nof[allocator])
+		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
+			if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
+				mt->mt_vanished = true;
 	/* The zone table goes with the entries whose size masks index it. */
 	if (allocator == ALLOCATOR_MALLOC && l->mtl_zones_staged) {
 		l->mtl_zones = l->mtl_zones_new;
@@ -485,7 +517,8 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		}
 		if (mt->mt_seen_gen != l->mtl_gen)
 			continue;       /* not touched by the failed refresh */
-		memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
+		if (mt->mt_block_saved)
+			memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
 		mt->mt_ndomains = mt->mt_saved_ndomains;

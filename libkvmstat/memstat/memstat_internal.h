@@ -46,7 +46,10 @@
  *         filled.  Never reset: allocator, kaddr, name (see mtl_set_name),
  *         the general and per-CPU caller slots.  Marks the entry seen and
  *         not vanished, sets mt_maxcpus.  Upserting twice in one refresh
- *         returns the same entry without resetting it again.
+ *         returns the same entry without resetting it again.  A walker may
+ *         spare upsert work it makes useless, right after begin: per-CPU
+ *         arrays it fills or never writes (mtl_fill_alloc/_cache), counters
+ *         it only sets once nothing can fail (mtl_defer_counters).
  * commit: entries of the allocator not seen are marked vanished and keep the
  *         values of the last refresh that saw them; memstat_mtl_sweep()
  *         removes them at the caller's request.
@@ -157,6 +160,9 @@ struct memory_type {
 	/* Rollback copy of the name, taken by mtl_set_name only when a refresh
 	 * renames an entry that existed before it. */
 	bool mt_name_saved;
+	/* mt_saved holds this refresh's rollback copy (not when the walker
+	 * defers its counters: mtl_defer_counters). */
+	bool mt_block_saved;
 	char mt_saved_name[MEMTYPE_MAXNAME];
 	uint64_t mt_saved_namekey;
 };
@@ -188,6 +194,19 @@ struct memory_type_list {
 	 * to MTL_PCPU_ZERO), about the per-CPU arrays of the entries it
 	 * upserts, so that upsert need not clear them all (MTL_PCPU_*). */
 	unsigned char mtl_fill_alloc, mtl_fill_cache;
+	/* Set by a walker after mtl_refresh_begin (which clears it): it writes
+	 * no counter of an entry (mt_countlimit .. mt_dom_kegfree) before its
+	 * walk has read everything, and then sets them all through
+	 * mtl_counters_reset() and plain stores, with nothing left that can
+	 * fail before the commit.  Upsert then neither copies nor clears them. */
+	bool mtl_defer_counters;
+	/* So that begin and commit need not visit every entry of a big list:
+	 * per allocator (index < MTL_NALLOC), the per-CPU slots every entry
+	 * has at least, and how many entries there are; entries first touched
+	 * by the current refresh. */
+	unsigned mtl_grown[4];
+	size_t mtl_nof[4];
+	size_t mtl_touched[4];
 	/* Walkers' per-refresh working space (mtl_scratch), kept between
 	 * refreshes so that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[3];
@@ -204,6 +223,9 @@ KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsi
 KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int allocator,
     uint64_t kaddr, int *is_new);
 KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey);
+/* Zero the entry's counters (mt_countlimit .. mt_dom_kegfree): for a walker
+ * that set mtl_defer_counters, once it can no longer fail. */
+KVS_HIDDEN void mtl_counters_reset(struct memory_type *mt);
 KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
 KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
 /* The malloc(9) zone sizes a malloc refresh of l read, n capped at

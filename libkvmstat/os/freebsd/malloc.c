@@ -398,6 +398,7 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		struct memory_type *mt = it->mt;
+		mtl_counters_reset(mt);         /* deferred until now */
 		mt->mt_memalloced = it->alloced;
 		mt->mt_memfreed = it->freed;
 		mt->mt_numallocs = it->nallocs;
@@ -415,6 +416,8 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 	}
 }
 
+/* Read the statistics of the pending types into their pitems (the entries
+ * get them from pending_finish, once nothing can fail any more). */
 static int
 pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, struct pending *pd)
 {
@@ -480,7 +483,6 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 					pending_one(L, it, c, rec + (size_t)c * len);
 		}
 	}
-	pending_finish(kd, cpus, pd);
 	return 0;
 
 per_type:
@@ -503,7 +505,6 @@ per_type:
 			pending_one(L, it, c, st);
 		}
 	}
-	pending_finish(kd, cpus, pd);
 	return 0;
 }
 
@@ -611,8 +612,10 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		return -1;
 	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish);
 	 * no generation writes the caches' slots. */
-	if (L.gen == MGEN_12 || L.gen == MGEN_13)
+	if (L.gen == MGEN_12 || L.gen == MGEN_13) {
 		list->mtl_fill_alloc = MTL_PCPU_FILLED;
+		list->mtl_defer_counters = true;        /* pending_finish */
+	}
 	list->mtl_fill_cache = MTL_PCPU_UNUSED;
 	kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES));
 	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
@@ -681,6 +684,8 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		    kd->warn, kd->kernel_path, kd->core_path);
 		return fail(list, kd, MEMSTAT_ERROR_KVM);
 	}
+	if (pend.n > 0)
+		pending_finish(kd, &cpus, &pend);
 	mtl_refresh_commit(list, ALLOCATOR_MALLOC);
 	return 0;
 
