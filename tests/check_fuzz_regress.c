@@ -7,7 +7,10 @@
  *   - rnglists-double-free (fuzz_dwarf): libdwarf 20210528 freed its
  *     .debug_rnglists table twice on a bad unit header; such a header is now
  *     refused before libdwarf reads it, with a message naming the section,
- *     the unit and the reason, while the intact object still answers.
+ *     the unit and the reason, while the intact object still answers;
+ *   - sibling-loop-hang (fuzz_dwarf): a DW_AT_sibling pointing back made
+ *     the DWARF index walk endless; the walk now stops there, the lookup
+ *     says where, and the types indexed before it still answer.
  */
 #include <check.h>
 #include <dirent.h>
@@ -54,7 +57,7 @@ static const struct harness {
 	{ "fuzz_walk_gprof", fz_init_walk_gprof, fz_one_walk_gprof, 0 },
 	{ "fuzz_walk_dtrace", fz_init_walk_dtrace, fz_one_walk_dtrace, 0 },
 	{ "fuzz_walk_slub", fz_init_walk_slub, fz_one_walk_slub, 0 },
-	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 1 },
+	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 2 },
 	{ "fuzz_btf", fz_init_btf, fz_one_btf, 0 },
 };
 #define NHARNESS (sizeof(harnesses) / sizeof(harnesses[0]))
@@ -190,6 +193,24 @@ START_TEST(rnglists_header_refused)
 }
 END_TEST
 
+START_TEST(sibling_loop_cut)
+{
+	const char *hang = regress_path("fuzz_dwarf/sibling-loop-hang");
+	char msg[KVS_ERRBUF_SIZE];
+	kvs_status_t st;
+
+	setenv("KVS_TYPES", "dwarf", 1);
+	ck_assert_int_eq(type_of(hang, "struct malloc_type", &st, msg, sizeof(msg)), 0);
+	/* struct proc's DW_AT_sibling names itself; struct proclist follows. */
+	ck_assert_int_eq(type_of(hang, "struct proclist", &st, msg, sizeof(msg)), -1);
+	ck_assert_msg(strstr(msg, "DWARF index incomplete: walking top-level DIEs "
+	    "(DIE 0xedb): malformed DWARF") != NULL, "%s", msg);
+	/* The intact kernel has the type: the cut is the loop's doing. */
+	ck_assert_int_eq(type_of(fixture_path("fbsd14/kernel.dwarf5"), "struct proclist", &st,
+	    msg, sizeof(msg)), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -201,6 +222,7 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, replay, 0, (int)NHARNESS);
 	tcase_add_test(tc, rnglists_header_refused);
+	tcase_add_test(tc, sibling_loop_cut);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -452,6 +452,26 @@ die_off(struct kvs_dwarf *d, Dwarf_Die die)
 	return off;
 }
 
+/*
+ * The DIE after die at its level.  libdwarf follows a DW_AT_sibling as the
+ * file gives it, so a sibling that points back makes every walk over a DIE's
+ * children endless (fuzz_dwarf found one); a sibling must lie after the DIE.
+ * One that does not is an error (*err NULL: "malformed DWARF").
+ */
+static int
+next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib, Dwarf_Error *err)
+{
+	int rc = dwarf_siblingof_b(d->dbg, die, 1, sib, err);
+
+	if (rc == DW_DLV_OK && die_off(d, *sib) <= die_off(d, die)) {
+		dwarf_dealloc_die(*sib);
+		*sib = NULL;
+		*err = NULL;
+		return DW_DLV_ERROR;
+	}
+	return rc;
+}
+
 static int
 die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag, struct kvs_error *e)
 {
@@ -866,7 +886,7 @@ walk_cus(struct kvs_dwarf *d, bool index)
 				bad = true;
 				break;
 			}
-			rc = dwarf_siblingof_b(d->dbg, die, 1, &sib, &err);
+			rc = next_sibling(d, die, &sib, &err);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, &e, err, "walking top-level DIEs",
 				    die_off(d, die));
@@ -1164,7 +1184,7 @@ array_count(struct kvs_dwarf *d, Dwarf_Die arr, uint64_t *count, bool *flex,
 			else
 				n *= cnt;
 		}
-		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		rc = next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
 			dw_fail(d, e, err, "reading array dimensions", die_off(d, c));
 			goto fail;
@@ -1383,7 +1403,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 				    (unsigned long long)cnt);
 			else if (is_dim(dtag))
 				snprintf(dims + l, sizeof(dims) - l, "[]");
-			rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+			rc = next_sibling(d, c, &s, &err);
 			dwarf_dealloc_die(c);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, e, err, "reading array dimensions", off);
@@ -1434,7 +1454,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 				snprintf(params + l, sizeof(params) - l, "%s%s",
 				    np++ ? ", " : "", p);
 			}
-			rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+			rc = next_sibling(d, c, &s, &err);
 			dwarf_dealloc_die(c);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, e, err, "reading function parameters", off);
@@ -1748,7 +1768,7 @@ find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
 				anon_loc[nanon++] = loc;
 			}
 		}
-		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		rc = next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
 			dw_fail(d, e, err, "reading members", sou);
 			found = -1;
@@ -2037,7 +2057,7 @@ walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
 			    arg, e)) != 0)
 				break;
 		}
-		rc = dwarf_siblingof_b(d->dbg, c, 1, &s, &err);
+		rc = next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
 			ret = dw_fail(d, e, err, "reading members", sou);
 			break;
