@@ -452,7 +452,7 @@ open_installed(const char *core, int flags, char *errbuf)
 
 	if (flags & KVS_O_NOVERIFY) {
 		if (errbuf != NULL)
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s: the "
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %.600s: the "
 			    "installed one is taken only when it is checked against the dump "
 			    "(give the kernel, or do not skip the check)", core);
 		return NULL;
@@ -471,11 +471,11 @@ open_installed(const char *core, int flags, char *errbuf)
 	if (errbuf != NULL) {
 		snprintf(path, sizeof(path), "%s%s", system_root(), installed[0]);
 		if (why[0] != '\0')
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s, and the "
-			    "installed one does not fit it: %s", core, why);
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %.300s, and "
+			    "the installed one does not fit it: %.600s", core, why);
 		else
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %s, and none "
-			    "is installed (%.900s)", core, path);
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given for dump %.300s, and "
+			    "none is installed (%.600s)", core, path);
 	}
 	return NULL;
 }
