@@ -50,6 +50,9 @@ struct kvs_os_ops {
 	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
 	/* Optional: free kd->os_priv. */
 	void (*close)(kvs_t *kd);
+	/* Optional: where the family installs its kernels (NULL-terminated),
+	 * tried in order for a dump opened without one. */
+	const char *const *installed;
 };
 
 /* Probe order of the kernel families. */
