@@ -142,7 +142,7 @@ system_root(void)
 /*
  * A stripped kernel keeps its DWARF in kernel.debug: beside it as
  * "<kernel>.debug", or under <root>/usr/lib/debug with the kernel's path
- * below the root (FreeBSD: /boot/kernel/kernel ->
+ * below the root (/boot/kernel/kernel ->
  * /usr/lib/debug/boot/kernel/kernel.debug).
  */
 static void
