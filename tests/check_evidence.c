@@ -272,6 +272,8 @@ START_TEST(commands_read_only)
 	ck_assert_uint_eq(sum_file(fixture_path(x->dump)), before[0]);
 	ck_assert_uint_eq(sum_file(dump), before[1]);
 	ck_assert_uint_eq(sum_file(kernel), before[2]);
+	free((char *)kernel);
+	free((char *)dump);
 }
 END_TEST
 
