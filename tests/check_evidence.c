@@ -229,6 +229,12 @@ START_TEST(commands_read_only)
 	char cmd[8192];
 	size_t i;
 
+#ifdef UNDER_ASAN
+	/* Under ASan each run is ten times slower: one dump per format and
+	 * kernel here (the plain build runs them all). */
+	if (_i % 3 != 0 && _i != 5 && _i != 20)
+		return;
+#endif
 	/* Root ignores permissions: the unprivileged run is what 0444 means. */
 	as_user = getuid() == 0 ? "setpriv --reuid=nobody --regid=nogroup --clear-groups" : "";
 	snprintf(dir, sizeof(dir), "%s/ro%d", test_tmpdir(), _i);
@@ -266,6 +272,8 @@ START_TEST(commands_read_only)
 	ck_assert_uint_eq(sum_file(fixture_path(x->dump)), before[0]);
 	ck_assert_uint_eq(sum_file(dump), before[1]);
 	ck_assert_uint_eq(sum_file(kernel), before[2]);
+	free((char *)kernel);
+	free((char *)dump);
 }
 END_TEST
 

@@ -267,6 +267,8 @@ START_TEST(installed_kernel_and_debug_file)
 	kd = kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"), 0, err);
 	ck_assert_msg(kd != NULL, "%s", err);
 	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), -1);
+	ck_assert_msg(strstr(kvs_geterr(kd), "no DWARF debug information") != NULL, "%s",
+	    kvs_geterr(kd));
 	kvs_close(kd);
 	unsetenv("KVS_DEBUG_ROOT");
 	memstat_mtl_free(mtl);

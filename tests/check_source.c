@@ -302,6 +302,8 @@ md_check(const struct md *d, const char *name)
 	ck_assert_uint_eq(e.fault_addr, past + 8);
 	kerr_clear(&e);
 	ck_assert_int_eq(kvs_source_minidump.read_phys(priv, UINT64_MAX - 3, page, 2, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strcmp(e.msg, "physical page 0xfffffffffffff000 not in dump") == 0, "%s", e.msg);
 	kvs_source_minidump.close(priv);
 	map_close(&m);
 	free(b);
@@ -621,9 +623,13 @@ START_TEST(elf_full_dump)
 	kerr_clear(&e);
 	ck_assert_int_eq(kvs_source_elfdump.read_phys(priv, 0x9eff8, buf, 16, &e), -1);
 	ck_assert_uint_eq(e.fault_addr, 0x9f000);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "0x9f000") != NULL, "%s", e.msg);
 	kerr_clear(&e);
 	ck_assert_int_eq(kvs_source_elfdump.read_phys(priv, 0x121ffc, buf, 8, &e), -1);
 	ck_assert_uint_eq(e.fault_addr, 0x122000);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "0x122000") != NULL, "%s", e.msg);
 	kvs_source_elfdump.close(priv);
 	map_close(&m);
 	free(b);
@@ -803,6 +809,8 @@ START_TEST(raw_image)
 	kerr_clear(&e);
 	ck_assert_int_eq(kvs_source_raw.read_phys(priv, 8 * PG - 4, buf, 8, &e), -1);
 	ck_assert_uint_eq(e.fault_addr, 8 * PG);
+	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
+	ck_assert_msg(strstr(e.msg, "0x8000 beyond the image") != NULL, "%s", e.msg);
 	kerr_clear(&e);
 	ck_assert_int_eq(kvs_source_raw.read_phys(priv, UINT64_MAX - 2, buf, 8, &e), -1);
 	kerr_clear(&e);

@@ -116,8 +116,8 @@ run_tests() {
   done
   [[ " ${s[*]} " == *" check_tui "* ]] && t+=(tui/kvmtop)
   ninja -C "$build" "${t[@]}" >"$work/build.log" 2>&1 || return 3
-  CK_RUN_CASE=$ck meson test -C "$build" --no-rebuild --maxfail 1 --num-processes "$jobs" \
-    "${s[@]}" >"$work/test.log" 2>&1
+  env ${ck:+CK_RUN_CASE=$ck} meson test -C "$build" --no-rebuild --maxfail 1 \
+    --num-processes "$jobs" "${s[@]}" >"$work/test.log" 2>&1
 }
 # Every suite some mutation names, for the checks of the unmodified tree.
 all_suites=$(awk 'BEGIN { FS = " :: " } { print $6 }' <<<"$MUTATIONS" | tr ' ' '\n' | sort -u | paste -sd' ' -)
@@ -161,6 +161,9 @@ while IFS= read -r m; do
     :
   elif [ $rc -eq 3 ]; then
     verdict="DOES NOT BUILD (fix the mutation)"
+    survived=$((survived + 1))
+  elif [ $rc -eq 0 ] && ! grep -qE '^ *[0-9]+/[0-9]+ .* OK ' "$work/test.log"; then
+    verdict="NO TEST RAN (fix the suites)"
     survived=$((survived + 1))
   elif [ $rc -eq 0 ]; then
     verdict="SURVIVED"

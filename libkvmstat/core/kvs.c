@@ -145,7 +145,7 @@ system_root(void)
 /*
  * A stripped kernel keeps its DWARF in kernel.debug: beside it as
  * "<kernel>.debug", or under <root>/usr/lib/debug with the kernel's path
- * below the root (FreeBSD: /boot/kernel/kernel ->
+ * below the root (/boot/kernel/kernel ->
  * /usr/lib/debug/boot/kernel/kernel.debug).
  */
 static void
@@ -594,44 +594,49 @@ kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 }
 
 /*
- * A dump without a kernel: the installed kernel (and the previous one) is
- * taken when the dump's version string is its own, which the OS's verify
- * checks; its DWARF then comes from /usr/lib/debug as for any kernel.
- * Without verification (KVS_O_NOVERIFY) nothing says which kernel it is.
+ * A dump without a kernel: the kernels each OS family installs (os/) are
+ * tried, and one is taken when the dump's version string is its own, which
+ * the OS's verify checks; its DWARF then comes from /usr/lib/debug as for
+ * any kernel.  Without verification (KVS_O_NOVERIFY) nothing says which
+ * kernel a dump is of.
  */
 static kvs_t *
 open_installed(const char *core, int flags, char *errbuf)
 {
-	static const char *const installed[] = { "/boot/kernel/kernel", "/boot/kernel.old/kernel" };
-	char path[4096], why[KVS_ERRBUF_SIZE] = "", err[KVS_ERRBUF_SIZE];
-	size_t i;
+	char path[4096], first[4096] = "", why[KVS_ERRBUF_SIZE] = "", err[KVS_ERRBUF_SIZE];
+	size_t i, k;
 
 	if (flags & KVS_O_NOVERIFY) {
 		if (errbuf != NULL)
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %s: the "
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %.600s: the "
 			    "installed one is taken only when it is checked against the dump "
 			    "(give the kernel, or do not skip the check)", core);
 		return NULL;
 	}
-	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++) {
-		kvs_t *kd;
+	for (k = 0; k < kvs_os_count; k++)
+		for (i = 0; kvs_os_table[k]->installed != NULL &&
+		    kvs_os_table[k]->installed[i] != NULL; i++) {
+			kvs_t *kd;
 
-		snprintf(path, sizeof(path), "%s%s", system_root(), installed[i]);
-		if (access(path, F_OK) != 0)
-			continue;
-		if ((kd = kvs_open(path, core, flags, err)) != NULL)
-			return kd;
-		if (why[0] == '\0')
-			snprintf(why, sizeof(why), "%s", err);
-	}
+			snprintf(path, sizeof(path), "%s%s", system_root(),
+			    kvs_os_table[k]->installed[i]);
+			if (first[0] == '\0')
+				snprintf(first, sizeof(first), "%s", path);
+			if (access(path, F_OK) != 0)
+				continue;
+			if ((kd = kvs_open(path, core, flags, err)) != NULL)
+				return kd;
+			if (why[0] == '\0')
+				snprintf(why, sizeof(why), "%s", err);
+		}
 	if (errbuf != NULL) {
-		snprintf(path, sizeof(path), "%s%s", system_root(), installed[0]);
+		snprintf(path, sizeof(path), "%s", first);
 		if (why[0] != '\0')
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %s, and the "
-			    "installed one does not fit it: %s", core, why);
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %.300s, and "
+			    "the installed one does not fit it: %.600s", core, why);
 		else
-			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %s, and none "
-			    "is installed (%.900s)", core, path);
+			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %.300s, and "
+			    "none is installed (%.600s)", core, path);
 	}
 	return NULL;
 }

@@ -69,6 +69,9 @@ struct kvs_os_ops {
 	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
 	/* Optional: free kd->os_priv. */
 	void (*close)(kvs_t *kd);
+	/* Optional: where the family installs its kernels (NULL-terminated),
+	 * tried in order for a dump opened without one. */
+	const char *const *installed;
 };
 
 /* A kvmprof histogram (os/freebsd/gprof.c) from a family's own profile

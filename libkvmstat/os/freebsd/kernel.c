@@ -365,8 +365,14 @@ kcpus_read(kvs_t *kd, struct kcpus *c)
 	return 0;
 }
 
+/* The running kernel, and the one installkernel kept. */
+static const char *const fbsd_installed[] = {
+	"/boot/kernel/kernel", "/boot/kernel.old/kernel", NULL,
+};
+
 const struct kvs_os_ops kvs_os_freebsd = {
 	.name = "FreeBSD",
+	.installed = fbsd_installed,
 	.probe = fbsd_probe,
 	.xlat_setup = fbsd_xlat_setup,
 	.verify = fbsd_verify,
