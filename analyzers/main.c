@@ -296,6 +296,7 @@ main(int argc, char **argv)
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "libxo", no_argument, NULL, OPT_LIBXO },
 		{ "kernel-b", required_argument, NULL, OPT_KERNEL_B },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .top = 20 };

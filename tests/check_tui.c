@@ -906,6 +906,61 @@ START_TEST(screens_at_sizes)
 }
 END_TEST
 
+/* With neither -M nor -N: the running system (booted kernel and live
+ * memory), never a path of the source tree; where the booted kernel has no
+ * symbols installed, a one-line error naming what is missing and --demo.
+ * --demo: the bundled dump beside the uninstalled program, the same frame
+ * as the fixture it is a copy of; with -M or -N a usage error. */
+START_TEST(defaults_and_demo)
+{
+	static const char *const clash[] = { "--demo -M x", "--demo -N x", "-N x --demo" };
+	char cmd[4096], *out, *ref, *l[512], *r[512];
+	int st, nl, nr, i;
+	size_t k;
+
+	snprintf(cmd, sizeof(cmd), "grep -c fixtures/cores %s", build_path("tui/kvmtop"));
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 1 && atoi(out) == 0, "kvmtop holds a source-tree path");
+	free(out);
+
+	out = batch("2>&1 </dev/null", 80, 0, &st);
+	ck_assert_msg(strstr(out, "fixtures/cores") == NULL, "no-argument run: %s", out);
+	if (st != 0) {
+		ck_assert_msg(st == 1 && strncmp(out, "kvmtop: no -N kernel given", 26) == 0 &&
+		    strstr(out, "--demo") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
+		    "no-argument run without a system kernel (exit %d) said: %s", st, out);
+	} else
+		ck_assert_msg(strncmp(out, "kvmtop: malloc types - /dev/mem", 31) == 0 ||
+		    strncmp(out, "kvmtop: slab caches - /dev/mem", 30) == 0, "%s", out);
+	free(out);
+
+	out = batch("--demo", 100, 0, &st);
+	ck_assert_msg(st == 0, "kvmtop --demo exited %d: %s", st, out);
+	ref = batch(fbsd_args(""), 100, 0, &st);
+	ck_assert_int_eq(st, 0);
+	nl = frame_lines(out, l, 512);
+	nr = frame_lines(ref, r, 512);
+	ck_assert_msg(strncmp(l[0], "kvmtop: malloc types - ", 23) == 0 &&
+	    strstr(l[0], "/tui/demo/vmcore.minidump3") != NULL, "%s", l[0]);
+	ck_assert_int_eq(nl, nr);
+	ck_assert_int_gt(nl, 10);
+	/* Row 2 holds this refresh's duration; every other row past the
+	 * title is the dump's. */
+	for (i = 1; i < nl; i++)
+		if (i != 2)
+			ck_assert_str_eq(l[i], r[i]);
+	free(out);
+	free(ref);
+
+	for (k = 0; k < sizeof(clash) / sizeof(clash[0]); k++) {
+		out = batch(clash[k], 80, 0, &st);
+		ck_assert_msg(st == 2 && strstr(out, "--demo cannot be combined with -M or -N") != NULL,
+		    "'%s': exit %d: %s", clash[k], st, out);
+		free(out);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -932,6 +987,7 @@ main(void)
 	tcase_add_test(tc, batch_profile_title);
 	tcase_add_test(tc, batch_bad_options);
 	tcase_add_test(tc, batch_when_piped);
+	tcase_add_test(tc, defaults_and_demo);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -3,8 +3,12 @@
  *
  *   kvmtop [-N kernel] [-M /dev/mem | core | raw-image] [--raw] [-w seconds]
  *          [-b] [-n N] [--width W] [--height H] [--view V] [-a] [--no-color]
+ *   kvmtop --demo [...]
  *
- * With no arguments it opens the bundled fixture dump.  The loop refreshes
+ * With neither -M nor -N it watches the running system (the booted kernel
+ * and live memory), as kvmstat does, or says what is missing; --demo opens
+ * the bundled demo dump.  -M alone lets the library take the dump's own
+ * symbols (Linux) or the installed kernel.  The loop refreshes
  * the list (incrementally: no reallocation per tick), redraws, and waits for
  * a key up to the interval.
  *
@@ -26,13 +30,11 @@
 
 #include "kvmprof.h"
 #include "kvmstat.h"
+#include "sysdefault.h"
 #include "tui.h"
 
-#ifndef KVS_DEFAULT_KERNEL
-#define KVS_DEFAULT_KERNEL "fixtures/cores/fbsd14/kernel"
-#endif
-#ifndef KVS_DEFAULT_CORE
-#define KVS_DEFAULT_CORE "fixtures/cores/fbsd14/vmcore.minidump3"
+#ifndef KVS_DEMO_DIR
+#define KVS_DEMO_DIR "/usr/local/share/kvmstat/demo"
 #endif
 
 static double
@@ -211,15 +213,17 @@ main(int argc, char **argv)
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "no-color", no_argument, NULL, 'C' },
+		{ "demo", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kernel = NULL, *core = NULL;
 	char err[KVS_ERRBUF_SIZE];
+	char demo_kernel[4096], demo_core[4096], sys_kernel[4096];
 	struct tui t;
 	long iterations = -1, done = 0, width = 0, height = 0;
 	int flags = 0, ch;
-	bool batch = !isatty(STDOUT_FILENO), addr = false;
+	bool batch = !isatty(STDOUT_FILENO), addr = false, demo = false;
 	const char *view = NULL;
 	kvs_t *kd;
 
@@ -247,12 +251,16 @@ main(int argc, char **argv)
 		case 'a': addr = true; break;
 		case 'R': flags |= KVS_O_RAW; break;
 		case 'C': t.color = false; break;
+		case 'D': demo = true; break;
 		case 'h':
 			printf("usage: kvmtop [-N kernel] [-M core|/dev/mem|raw-image] [--raw] "
 			    "[-w seconds] [-n N|--iterations N] [--no-color]\n"
 			    "       [-b|--batch] [--width W] [--height H] [-a|--addresses]\n"
 			    "       [--view malloc|zones|slab|info|profile|probes|help]\n"
-			    "  -b  batch mode (also when stdout is not a terminal): N plain-text frames\n");
+			    "       kvmtop --demo [options]\n"
+			    "  -b      batch mode (also when stdout is not a terminal): N plain-text frames\n"
+			    "  --demo  the bundled demo dump (a FreeBSD 14 minidump)\n"
+			    "  no -M/-N: the running system (booted kernel and live memory)\n");
 			return 0;
 		default:
 			fprintf(stderr, "usage: kvmtop [-N kernel] [-M core] [-b] [-n N] ... (kvmtop -h)\n");
@@ -272,10 +280,28 @@ main(int argc, char **argv)
 	}
 	if (t.interval < 0.1)
 		t.interval = 0.1;
-	/* -M alone: the dump's own symbols and types (Linux VMCOREINFO). */
-	if (kernel == NULL && core == NULL) {
-		kernel = KVS_DEFAULT_KERNEL;
-		core = KVS_DEFAULT_CORE;
+	if (demo && (kernel != NULL || core != NULL)) {
+		fprintf(stderr, "kvmtop: --demo cannot be combined with -M or -N (kvmtop -h)\n");
+		return 2;
+	}
+	if (demo) {
+		if (sys_demo_paths(argv[0], KVS_DEMO_DIR, demo_kernel, demo_core,
+		    sizeof(demo_kernel)) != 0) {
+			fprintf(stderr, "kvmtop: %s\n", demo_kernel);
+			return 1;
+		}
+		kernel = demo_kernel;
+		core = demo_core;
+	} else if (kernel == NULL && core == NULL) {
+		/* As vmstat: the booted kernel and the live memory device (the
+		 * library's default core).  -M alone keeps no kernel: the
+		 * library takes the dump's own symbols and types (Linux
+		 * VMCOREINFO), else the installed kernel. */
+		if (sys_default_kernel(sys_kernel, sizeof(sys_kernel)) != 0) {
+			fprintf(stderr, "kvmtop: %s\n", sys_kernel);
+			return 1;
+		}
+		kernel = sys_kernel;
 	}
 	kd = kvs_open(kernel, core, flags, err);
 	if (kd == NULL) {
