@@ -24,6 +24,7 @@ struct opts {
 	const char *modules[32];
 	int nmodules;
 	const char *moddir;
+	bool clear;           /* cache --clear */
 	char **args;          /* positional arguments after the command */
 	int nargs;
 };
@@ -60,5 +61,6 @@ int cmd_zone(kvs_t *kd, const struct opts *o);
 int cmd_profil(kvs_t *kd, const struct opts *o);
 int cmd_slab(kvs_t *kd, const struct opts *o);
 int cmd_type(kvs_t *kd, const struct opts *o);
+int cmd_cache(kvs_t *kd, const struct opts *o);
 
 #endif

@@ -30,6 +30,8 @@ enum {
 	/* Not an option: the command needs -N only, and the kernel is opened
 	 * alone (KVS_O_KERNEL_ONLY), -M or not. */
 	A_KERNEL_ONLY = 1 << 8,
+	A_CLEAR = 1 << 9,           /* cache --clear */
+	A_NO_KERNEL = 1 << 10,      /* not an option: runs without a handle */
 };
 
 struct command {
@@ -59,6 +61,7 @@ static const struct command commands[] = {
 	    "slabinfo|crash", "[--format slabinfo|crash] [--percpu]" },
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
 	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
+	{ "cache", cmd_cache, "the layout cache: where, what it holds", A_CLEAR | A_NO_KERNEL, NULL, "[--clear]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -76,6 +79,7 @@ usage(FILE *f)
 	    "  --json       machine-readable output\n"
 	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
 	    "  --module-dir DIR  every loaded module found in DIR\n"
+	    "  --no-cache   neither read nor write the layout cache\n"
 	    "  With neither -M nor -N the bundled fixture dump is used.\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s%s%s\n", commands[i].name, commands[i].help,
@@ -145,6 +149,7 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ A_FORMAT, "--format" }, { A_SORT, "--sort" }, { A_PERCPU, "--percpu" },
 		{ A_ALL, "--all" }, { A_TOP, "--top" }, { A_OUTPUT, "-o" }, { A_FORCE, "-f" },
+		{ A_CLEAR, "--clear" },
 	};
 	size_t i;
 
@@ -223,7 +228,7 @@ fail:
 }
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
-	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION };
+	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_NOCACHE, OPT_CLEAR };
 
 int
 main(int argc, char **argv)
@@ -238,6 +243,8 @@ main(int argc, char **argv)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
+		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+		{ "clear", no_argument, NULL, OPT_CLEAR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -280,6 +287,8 @@ main(int argc, char **argv)
 		case OPT_ALL: o.all = true; given |= A_ALL; break;
 		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
+		case OPT_NOCACHE: o.open_flags |= KVS_O_NO_CACHE; break;
+		case OPT_CLEAR: o.clear = true; given |= A_CLEAR; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -315,6 +324,9 @@ main(int argc, char **argv)
 	}
 	if ((rc = check_options(c, &o, given, top_arg)) != 0)
 		return rc;
+	if (c->accepts & A_NO_KERNEL)
+		return c->fn(NULL, &o);
+	o.open_flags |= KVS_O_PROGRESS;
 	if (o.core == NULL && o.kernel == NULL) {
 		o.core = KVS_DEFAULT_CORE;
 		o.kernel = KVS_DEFAULT_KERNEL;

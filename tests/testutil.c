@@ -223,6 +223,7 @@ static const struct oracle_req oracle_reqs[] = {
 	{ "check_gprof", { "gprof" }, { "fbsd14/kernel" }, 0 },
 	{ "check_tui", { "tmux", "python3", "bash" }, { "fbsd14/kernel", "fbsd14/truth.json" }, 1 },
 	{ "check_symtab", { "gcc", "nm" }, { "fbsd14/kernel" }, 0 },
+	{ "check_layout_cache", { "gcc" }, { NULL }, 1 },
 	{ "check_open", { "objcopy" }, { "fbsd14/kernel" }, 0 },
 	{ "check_cli", { "python3", "gcc", "ld", "bash" }, { "fbsd14/kernel" }, 1 },
 	{ "check_dwarf", { NULL }, { "fbsd14/truth.json", "fbsd14/kernel", "fbsd14/kernel.dwarf2",
