@@ -52,22 +52,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "kvs_private.h"
 
 /* Guards against malformed (cyclic) type chains, as in dwarf.c. */
 #define MAX_TYPE_DEPTH 64
 #define TNAME_MAX 512
 
-/* String -> small record, open addressing over a power-of-two table; the
- * keys are the handle's own copies. */
+/* String -> small record: the records in a dense array, the library's one
+ * hash table (core/hashtab.h) holding index + 1; the keys are the handle's
+ * own copies. */
 struct sent {
 	char *key;
 	uint32_t id;        /* names: the type id, 0 = not found */
 };
 
 struct smap {
-	struct sent *ent;
+	struct sent *ent;   /* [n], room for cap */
 	size_t n, cap;
+	struct kvs_htab tab;
 };
 
 struct kvs_btf {
@@ -85,50 +88,17 @@ nomem(struct kvs_error *e)
 
 /* ------------------------------------------------------------ string map */
 
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s != '\0')
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static int
-sm_grow(struct smap *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
-	struct sent *n = calloc(ncap, sizeof(*n));
-
-	if (n == NULL)
-		return -1;
-	for (i = 0; i < m->cap; i++) {
-		if (m->ent[i].key == NULL)
-			continue;
-		for (j = hash_str(m->ent[i].key) & (ncap - 1); n[j].key != NULL;
-		    j = (j + 1) & (ncap - 1))
-			;
-		n[j] = m->ent[i];
-	}
-	free(m->ent);
-	m->ent = n;
-	m->cap = ncap;
-	return 0;
-}
-
 /* The entry for key, or NULL. */
 static struct sent *
 sm_find(const struct smap *m, const char *key)
 {
-	size_t j;
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	if (m->cap == 0)
-		return NULL;
-	for (j = hash_str(key) & (m->cap - 1); m->ent[j].key != NULL;
-	    j = (j + 1) & (m->cap - 1))
-		if (strcmp(m->ent[j].key, key) == 0)
-			return &m->ent[j];
+	for (v = kvs_htab_first(&m->tab, kvs_fnv1a(key), &p); v != 0;
+	    v = kvs_htab_next(&m->tab, &p))
+		if (strcmp(m->ent[v - 1].key, key) == 0)
+			return &m->ent[v - 1];
 	return NULL;
 }
 
@@ -138,19 +108,28 @@ static struct sent *
 sm_get(struct smap *m, const char *key)
 {
 	struct sent *se = sm_find(m, key);
-	size_t j;
+	char *k;
 
 	if (se != NULL)
 		return se;
-	if ((m->n + 1) * 2 > m->cap && sm_grow(m) != 0)
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		struct sent *n = realloc(m->ent, ncap * sizeof(*n));
+		if (n == NULL)
+			return NULL;
+		m->ent = n;
+		m->cap = ncap;
+	}
+	if ((k = strdup(key)) == NULL)
 		return NULL;
-	for (j = hash_str(key) & (m->cap - 1); m->ent[j].key != NULL;
-	    j = (j + 1) & (m->cap - 1))
-		;
-	if ((m->ent[j].key = strdup(key)) == NULL)
+	if (kvs_htab_add(&m->tab, kvs_fnv1a(key), (uint32_t)(m->n + 1)) != 0) {
+		free(k);
 		return NULL;
-	m->n++;
-	return &m->ent[j];
+	}
+	se = &m->ent[m->n++];
+	se->key = k;
+	se->id = 0;
+	return se;
 }
 
 static void
@@ -158,9 +137,10 @@ sm_free(struct smap *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++)
+	for (i = 0; i < m->n; i++)
 		free(m->ent[i].key);
 	free(m->ent);
+	kvs_htab_free(&m->tab);
 	memset(m, 0, sizeof(*m));
 }
 
