@@ -54,6 +54,7 @@
 
 #include "hashtab.h"
 #include "kvs_private.h"
+#include "tname.h"
 
 /* Guards against malformed (cyclic) type chains, as in dwarf.c. */
 #define MAX_TYPE_DEPTH 64
@@ -513,26 +514,6 @@ type_size(struct kvs_btf *b, uint32_t id, uint64_t *size, kvs_kind_t *kind,
 
 /* ---------------------------------------------------------- type names */
 
-static void
-strprep(char *buf, size_t n, const char *pre)
-{
-	size_t lp = strlen(pre), lb = strlen(buf);
-
-	if (lp + lb + 1 > n)
-		return; /* too long: keep what we have */
-	memmove(buf + lp, buf, lb + 1);
-	memcpy(buf, pre, lp);
-}
-
-static void
-strapp(char *buf, size_t n, const char *s)
-{
-	size_t lb = strlen(buf), ls = strlen(s);
-
-	if (lb + ls < n)
-		memcpy(buf + lb, s, ls + 1);
-}
-
 /*
  * C spelling of the type id, with `decl` the declarator built so far
  * (e.g. "*" for a pointer, "[32]" for an array): "struct x *", "char [32]",
@@ -551,14 +532,14 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		return kerr_set(e, KVS_E_DWARF, "BTF type id %u nests too deep", id);
 	if (id == 0) {
 		snprintf(head, sizeof(head), "void%s", decl[0] != '\0' ? " " : "");
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
 	if ((t = type_at(b, id, e)) == NULL)
 		return -1;
 	switch (btf_kind(t)) {
 	case BTF_KIND_PTR:
-		strprep(decl, n, "*");
+		kvs_tn_prepend(decl, n, "*");
 		return tname(b, t->type, decl, n, depth + 1, e);
 	case BTF_KIND_TYPE_TAG:
 		/* An annotation (__user, __rcu): DWARF spells no type for it. */
@@ -575,13 +556,13 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 			/* char *const p: the qualifier binds to the declarator */
 			snprintf(head, sizeof(head), "%s%s", q,
 			    decl[0] != '\0' ? " " : "");
-			strprep(decl, n, head);
+			kvs_tn_prepend(decl, n, head);
 			return tname(b, t->type, decl, n, depth + 1, e);
 		}
 		if (tname(b, t->type, decl, n, depth + 1, e) != 0)
 			return -1;
 		snprintf(head, sizeof(head), "%s ", q);
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
 	case BTF_KIND_ARRAY: {
@@ -590,12 +571,12 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		uint32_t elem;
 		bool flex;
 		if (decl[0] == '*') {
-			strprep(decl, n, "(");
-			strapp(decl, n, ")");
+			kvs_tn_prepend(decl, n, "(");
+			kvs_tn_append(decl, n, ")");
 		}
 		if (array_dims(b, t, &count, &flex, &elem, dims, sizeof(dims), e) != 0)
 			return -1;
-		strapp(decl, n, dims);
+		kvs_tn_append(decl, n, dims);
 		return tname(b, elem, decl, n, depth + 1, e);
 	}
 	case BTF_KIND_FUNC_PROTO: {
@@ -603,8 +584,8 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		char params[TNAME_MAX] = "(", one[TNAME_MAX];
 		unsigned i, vlen = btf_vlen(t);
 		if (decl[0] == '*') {
-			strprep(decl, n, "(");
-			strapp(decl, n, ")");
+			kvs_tn_prepend(decl, n, "(");
+			kvs_tn_append(decl, n, ")");
 		}
 		for (i = 0; i < vlen; i++) {
 			one[0] = '\0';
@@ -613,13 +594,13 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 			else if (tname(b, p[i].type, one, sizeof(one), depth + 1, e) != 0)
 				return -1;
 			if (i != 0)
-				strapp(params, sizeof(params), ", ");
-			strapp(params, sizeof(params), one);
+				kvs_tn_append(params, sizeof(params), ", ");
+			kvs_tn_append(params, sizeof(params), one);
 		}
 		if (vlen == 0)
-			strapp(params, sizeof(params), "void");
-		strapp(params, sizeof(params), ")");
-		strapp(decl, n, params);
+			kvs_tn_append(params, sizeof(params), "void");
+		kvs_tn_append(params, sizeof(params), ")");
+		kvs_tn_append(decl, n, params);
 		return tname(b, t->type, decl, n, depth + 1, e);
 	}
 	case BTF_KIND_STRUCT: kw = "struct "; break;
@@ -631,7 +612,7 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 	name = tname_of(b, t);
 	snprintf(head, sizeof(head), "%s%s%s", kw, name[0] != '\0' ? name :
 	    "<anonymous>", decl[0] != '\0' ? " " : "");
-	strprep(decl, n, head);
+	kvs_tn_prepend(decl, n, head);
 	return 0;
 }
 

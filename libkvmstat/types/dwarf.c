@@ -54,6 +54,7 @@
 
 #include "hashtab.h"
 #include "kvs_private.h"
+#include "tname.h"
 
 /* Guards against malformed (cyclic) type chains. */
 #define MAX_TYPE_DEPTH 64
@@ -2121,17 +2122,6 @@ type_size(struct kvs_dwarf *d, Dwarf_Off off, uint64_t *size, kvs_kind_t *kind,
 
 /* ---------------------------------------------------------- type names */
 
-static void
-strprep(char *buf, size_t n, const char *pre)
-{
-	size_t lp = strlen(pre), lb = strlen(buf);
-
-	if (lp + lb + 1 > n)
-		return; /* too long: keep what we have */
-	memmove(buf + lp, buf, lb + 1);
-	memcpy(buf, pre, lp);
-}
-
 /*
  * C spelling of the type at off, with `decl` the declarator built so far
  * (e.g. "*" for a pointer, "[32]" for an array): "struct x *",
@@ -2154,7 +2144,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		    (unsigned long long)off);
 	if (off == 0) {
 		snprintf(head, sizeof(head), "void%s", decl[0] != '\0' ? " " : "");
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
 	if (die_at(d, off, &die, e) != 0)
@@ -2171,7 +2161,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
-		strprep(decl, n, tag == DW_TAG_pointer_type ? "*" : "&");
+		kvs_tn_prepend(decl, n, tag == DW_TAG_pointer_type ? "*" : "&");
 		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
 			goto out;
 		ret = tname(d, next, decl, n, depth + 1, e);
@@ -2200,13 +2190,13 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 			/* char *const p: the qualifier binds to the declarator */
 			snprintf(head, sizeof(head), "%s%s", q,
 			    decl[0] != '\0' ? " " : "");
-			strprep(decl, n, head);
+			kvs_tn_prepend(decl, n, head);
 			ret = tname(d, next, decl, n, depth + 1, e);
 		} else {
 			ret = tname(d, next, decl, n, depth + 1, e);
 			snprintf(head, sizeof(head), "%s ", q);
 			if (ret == 0)
-				strprep(decl, n, head);
+				kvs_tn_prepend(decl, n, head);
 		}
 		break;
 	}
@@ -2216,7 +2206,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		char dims[TNAME_MAX] = "";
 		int rc;
 		if (decl[0] == '*' || decl[0] == '&') {
-			strprep(decl, n, "(");
+			kvs_tn_prepend(decl, n, "(");
 			if (strlen(decl) + 2 < n)
 				strcat(decl, ")");
 		}
@@ -2261,7 +2251,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		char params[TNAME_MAX] = "(", p[TNAME_MAX];
 		int rc, np = 0;
 		if (decl[0] == '*') {
-			strprep(decl, n, "(");
+			kvs_tn_prepend(decl, n, "(");
 			if (strlen(decl) + 2 < n)
 				strcat(decl, ")");
 		}
@@ -2317,7 +2307,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 	default:
 		snprintf(head, sizeof(head), "%s%s%s", kw,
 		    name != NULL ? name : "<anonymous>", decl[0] != '\0' ? " " : "");
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		ret = 0;
 		break;
 	}
