@@ -257,8 +257,10 @@ build(const char *src, const char *out)
 START_TEST(stale)
 {
 	static const char *const v[2] = {
-		"struct s { int a; char pad[8]; }; struct s g; int main(void) { return 0; }\n",
-		"struct s { char pad[8]; int a; }; struct s g; int main(void) { return 0; }\n",
+		"struct s { int a; char pad[8]; }; struct s g;\n"
+		"int main(void) { return 0; }\n",
+		"struct s { char pad[8]; int a; }; struct s g;\n"
+		"int main(void) { return 0; }\n",
 	};
 	char other[4096];
 	struct kvs_typeinfo ti;

@@ -13,8 +13,9 @@
  * libdwarf are not even initialised unless a question is missing, which
  * is then asked, answered, and added.
  *
- * Identity: the kernel's NT_GNU_BUILD_ID note (and its kernel.debug's when
- * types come from one), or, without one, the file's size, mtime and a hash
+ * Identity: the library's own build-id (answers of one build are not
+ * served by another: a fix in dwarf.c must show), the kernel's
+ * NT_GNU_BUILD_ID note (and its kernel.debug's when types come from one), or, without one, the file's size, mtime and a hash
  * of its whole content (a fixture rebuilt in place within one mtime tick
  * must not pass for the old one); plus which types answer ("btf" first, or
  * "dwarf" under KVS_TYPES=dwarf: their type_name spellings may differ) and
@@ -48,6 +49,8 @@
 #include <libelf.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -680,6 +683,78 @@ file_id(Elf *elf, int fd, char *out, size_t len)
 	}
 }
 
+/* The build-id of the object (program or libkvmstat.so) this code is in:
+ * answers made by one build of the library are not served by another, so
+ * a fix in dwarf.c or btf.c is never hidden behind an old cache. */
+struct selfid {
+	uintptr_t me;
+	char hex[129];
+};
+
+static int
+selfid_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct selfid *s = arg;
+	bool mine = false;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum && !mine; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		mine = ph->p_type == PT_LOAD && s->me >= a && s->me - a < ph->p_memsz;
+	}
+	if (!mine)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (off + 12 <= ph->p_memsz) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(p + off);
+			size_t nsz = (nh->n_namesz + 3) & ~3u, dsz = (nh->n_descsz + 3) & ~3u;
+			if (off + 12 + nsz + dsz > ph->p_memsz)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(p + off + 12, "GNU", 4) == 0 && nh->n_descsz <= 64) {
+				const uint8_t *id = p + off + 12 + nsz;
+				unsigned k;
+				for (k = 0; k < nh->n_descsz; k++)
+					snprintf(s->hex + 2 * k, 3, "%02x", id[k]);
+				return 1;
+			}
+			off += 12 + nsz + dsz;
+		}
+	}
+	return 1;
+}
+
+/* "" when the object has no build-id: then its file's size and mtime. */
+static void
+self_id(char *out, size_t len)
+{
+	struct selfid s;
+	Dl_info di;
+	struct stat st;
+
+	memset(&s, 0, sizeof(s));
+	s.me = (uintptr_t)&self_id;
+	dl_iterate_phdr(selfid_cb, &s);
+	if (s.hex[0] != '\0') {
+		snprintf(out, len, "%s", s.hex);
+		return;
+	}
+	if (dladdr((void *)&self_id, &di) != 0 && di.dli_fname != NULL &&
+	    stat(di.dli_fname, &st) == 0)
+		snprintf(out, len, "%lld.%lld.%09ld", (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	else
+		snprintf(out, len, "unknown");
+}
+
 static void
 warn_once(struct kvs_lcache *c, const char *what, const char *why)
 {
@@ -696,13 +771,15 @@ struct kvs_lcache *
 kvs_lcache_open(Elf *kelf, int kfd, Elf *delf, int dfd, const char *mode)
 {
 	struct kvs_lcache *c = calloc(1, sizeof(*c));
-	char ident[1024];
+	char ident[1024], lib[160];
 	int fd;
 
 	if (c == NULL)
 		return NULL;
 	/* without a full identity there is no cache: never a wrong answer */
-	snprintf(ident, sizeof(ident), "kvmstat-layouts/1 types:%s kernel:", mode);
+	self_id(lib, sizeof(lib));
+	snprintf(ident, sizeof(ident), "kvmstat-layouts/1 lib:%s types:%s kernel:",
+	    lib, mode);
 	if (!file_id(kelf, kfd, ident, sizeof(ident)) || (delf != NULL &&
 	    (strncat(ident, " debug:", sizeof(ident) - strlen(ident) - 1) == NULL ||
 	    !file_id(delf, dfd, ident, sizeof(ident)))) ||

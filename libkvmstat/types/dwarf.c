@@ -31,7 +31,8 @@
  * a new (type, path) ~20 us, a cached one ~90 ns.  Debian 12's vmlinux
  * (DWARF 5, 2,352 CUs, 174 MB .debug_info): index + first layout 1.8-2.5 s
  * of CPU, peak RSS 253 MB (mostly .debug_info pages) through libdwarf's
- * walk; 0.55 s of CPU and 60 MB through fast_index (drgn: 1 s, 229 MB).  A damaged CU is skipped
+ * walk; 0.55 s of CPU and 60 MB through fast_index (drgn: 1 s, 229 MB).
+ * A damaged CU is skipped
  * (the rest is still indexed) and "not found" then says the index is
  * incomplete, with KVS_E_DWARF instead of KVS_E_NOTYPE, so feature probes
  * (kvs_has_member) never mistake corruption for absence.
@@ -1628,7 +1629,8 @@ fast_index(struct kvs_dwarf *d)
 	double t0 = fx_now();
 
 	memset(&sh, 0, sizeof(sh));
-	if (getenv("KVS_DWARF_SLOW") != NULL || elf_getshdrstrndx(d->elf, &shstrndx) != 0)
+	if (getenv("KVS_DWARF_SLOW") != NULL ||
+	    elf_getshdrstrndx(d->elf, &shstrndx) != 0)
 		return -1;
 	if (!fx_section(d->elf, shstrndx, ".debug_info", &sh.info) ||
 	    !fx_section(d->elf, shstrndx, ".debug_abbrev", &sh.abbrev) ||
