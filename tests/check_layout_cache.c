@@ -516,6 +516,59 @@ START_TEST(list_and_clear)
 }
 END_TEST
 
+/* `kvmstat cache` and `kvmstat cache --clear`, text and JSON, against the
+ * library's own listing; `kvmstat --no-cache` writes nothing. */
+START_TEST(command)
+{
+	char cmd[8192], *out, want[4200];
+	const char *k = build_path("analyzers/kvmstat");
+	int st;
+	json_t *j, *files;
+	json_error_t je;
+	struct tally t;
+
+	setup_dirs();
+	snprintf(cmd, sizeof(cmd), "%s --no-cache -N %s type 'struct outer' "
+	    "'union uu' >/dev/null", k, kpath);
+	free(run_capture(cmd, &st));
+	ck_assert_int_eq(st, 0);
+	ck_assert_int_eq(tally().files, 0);
+	snprintf(cmd, sizeof(cmd), "%s -N %s type 'struct outer' 'union uu' "
+	    ">/dev/null", k, kpath);
+	free(run_capture(cmd, &st));
+	ck_assert_int_eq(st, 0);
+	t = tally();
+	ck_assert_int_eq(t.files, 1);
+	ck_assert_uint_eq(t.entries, 4); /* two types, two members lists */
+	ck_assert_int_eq(kvs_cache_list(path_cb, want), 0);
+	snprintf(cmd, sizeof(cmd), "%s cache", k);
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(strstr(out, want) != NULL && strstr(out, "4 answers") &&
+	    strstr(out, "types:btf") && strstr(out, cdir), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cache --json", k);
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	j = json_loads(out, 0, &je);
+	ck_assert_msg(j != NULL, "%s: %s", je.text, out);
+	files = json_object_get(j, "files");
+	ck_assert_int_eq((int)json_array_size(files), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(files, 0),
+	    "path")), want);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(files,
+	    0), "entries")), 4);
+	json_decref(j);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cache --clear", k);
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(strstr(out, "removed 1 cache file") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(tally().files, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -531,6 +584,7 @@ main(void)
 	tcase_add_test(tc, readonly_dir);
 	tcase_add_test(tc, two_writers);
 	tcase_add_test(tc, list_and_clear);
+	tcase_add_test(tc, command);
 	tcase_set_timeout(tc, 240);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
