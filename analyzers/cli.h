@@ -25,6 +25,7 @@ struct opts {
 	const char *modules[32];
 	int nmodules;
 	const char *moddir;
+	bool clear;           /* cache --clear */
 	char **args;          /* positional arguments after the command */
 	int nargs;
 	bool demo;            /* --demo: the bundled demo dump */
@@ -91,5 +92,6 @@ int cmd_slab(kvs_t *kd, const struct opts *o);
 int cmd_type(kvs_t *kd, const struct opts *o);
 int cmd_rd(kvs_t *kd, const struct opts *o);
 int cmd_diff(kvs_t *kd, const struct opts *o);
+int cmd_cache(kvs_t *kd, const struct opts *o);
 
 #endif

@@ -37,6 +37,7 @@ enum {
 	/* Not an option: the command opens its own handles (diff). */
 	A_NO_HANDLE = 1 << 13,
 	A_STATS = 1 << 14,          /* info --stats */
+	A_CLEAR = 1 << 15,          /* cache --clear */
 };
 
 struct command {
@@ -77,6 +78,8 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "what grew between two dumps (or saved --json outputs)",
 	    A_ARGS | A_KERNEL_B | A_NO_HANDLE, NULL,
 	    "CORE_A CORE_B [--kernel-b KERNEL]  (-N is CORE_A's kernel)" },
+	{ "cache", cmd_cache, "the layout cache: where, what it holds",
+	    A_CLEAR | A_NO_HANDLE, NULL, "[--clear]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -96,6 +99,7 @@ usage(FILE *f)
 	    "  --demo       the bundled demo dump (a FreeBSD 14 minidump)\n"
 	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
 	    "  --module-dir DIR  every loaded module found in DIR\n"
+	    "  --no-cache   neither read nor write the layout cache\n"
 	    "  With neither -M nor -N: the running system (booted kernel, /dev/mem).\n"
 	    "\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
@@ -193,6 +197,7 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 		{ A_ALL, "--all" }, { A_TOP, "--top" }, { A_OUTPUT, "-o" }, { A_FORCE, "-f" },
 		{ A_PHYS, "-p" }, { A_CSV, "--csv" }, { A_LIBXO, "--libxo" },
 		{ A_KERNEL_B, "--kernel-b" },
+		{ A_CLEAR, "--clear" },
 	};
 	size_t i;
 
@@ -275,7 +280,7 @@ fail:
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
-	OPT_KERNEL_B, OPT_STATS };
+	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR };
 
 int
 main(int argc, char **argv)
@@ -290,6 +295,8 @@ main(int argc, char **argv)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
+		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+		{ "clear", no_argument, NULL, OPT_CLEAR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "demo", no_argument, NULL, OPT_DEMO },
@@ -355,6 +362,8 @@ main(int argc, char **argv)
 		case OPT_TOP: top_arg = optarg; o.top = atoi(optarg); given |= A_TOP; break;
 		case OPT_MODDIR: o.moddir = optarg; break;
 		case OPT_STATS: o.stats = true; given |= A_STATS; break;
+		case OPT_NOCACHE: o.open_flags |= KVS_O_NO_CACHE; break;
+		case OPT_CLEAR: o.clear = true; given |= A_CLEAR; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -390,6 +399,7 @@ main(int argc, char **argv)
 		return rc;
 	if (c->accepts & A_NO_HANDLE)
 		return c->fn(NULL, &o);
+	o.open_flags |= KVS_O_PROGRESS;
 	if (o.demo) {
 		if (sys_demo_paths(argv[0], KVS_DEMO_DIR, demo_kernel, demo_core,
 		    sizeof(demo_kernel)) != 0)

@@ -734,6 +734,164 @@ START_TEST(fbsd14_kernel_layouts)
 }
 END_TEST
 
+/*
+ * The fast index (section bytes, threads) and libdwarf's walk
+ * (KVS_DWARF_SLOW=1) give the same answer to every question truth.json
+ * asks, on every input: the fast one falls back to libdwarf for what it
+ * does not read (ET_REL, compressed sections) and must agree where it does.
+ */
+static void
+same_answers(struct opened *a, struct opened *b, json_t *truth, const char *what)
+{
+	json_t *layouts = json_object_get(truth, "layouts"), *lay, *mem;
+	const char *tname, *mname;
+	struct kvs_typeinfo x, y;
+	int ra, rb;
+
+	json_object_foreach(layouts, tname, lay) {
+		ra = kvs_dwarf_type(a->d, tname, &x, &a->e);
+		rb = kvs_dwarf_type(b->d, tname, &y, &b->e);
+		ck_assert_msg(ra == rb && (ra != 0 || (x.size == y.size &&
+		    strcmp(x.type_name, y.type_name) == 0)), "%s: %s differs "
+		    "between the fast and the libdwarf index", what, tname);
+		json_object_foreach(json_object_get(lay, "members"), mname, mem) {
+			ra = kvs_dwarf_member(a->d, tname, mname, &x, &a->e);
+			rb = kvs_dwarf_member(b->d, tname, mname, &y, &b->e);
+			ck_assert_msg(ra == rb && (ra != 0 || (x.offset == y.offset &&
+			    x.size == y.size && x.bit_offset == y.bit_offset &&
+			    strcmp(x.type_name, y.type_name) == 0)),
+			    "%s: %s.%s differs between the two indexes", what,
+			    tname, mname);
+		}
+	}
+}
+
+static void
+open_both(const char *path, struct opened *fast, struct opened *slow)
+{
+	ck_assert_int_eq(unsetenv("KVS_DWARF_SLOW"), 0);
+	ck_assert_msg(open_bin(path, fast) == 0, "%s", fast->e.msg);
+	ck_assert_int_eq(setenv("KVS_DWARF_SLOW", "1", 1), 0);
+	ck_assert_msg(open_bin(path, slow) == 0, "%s", slow->e.msg);
+	/* the index is built on the first lookup */
+	(void)kvs_dwarf_version(slow->d);
+}
+
+START_TEST(fast_index_matches_libdwarf)
+{
+	struct opened f, l;
+	json_t *truth = dw_load_truth(test_input("truth.json"));
+	static const char *vars[] = { "pcpu_ptr", "pcpu_arr", "fwd_global",
+	    "g_outer", "g_rows", "g_str", "static_b", "nosuchvar" };
+	struct kvs_typeinfo x, y;
+	size_t i;
+
+	open_both(test_input(bins[_i].file), &f, &l);
+	same_answers(&f, &l, truth, bins[_i].file);
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		int ra = kvs_dwarf_variable(f.d, vars[i], &x, &f.e);
+		int rb = kvs_dwarf_variable(l.d, vars[i], &y, &l.e);
+		ck_assert_msg(ra == rb && (ra != 0 || (x.size == y.size &&
+		    strcmp(x.type_name, y.type_name) == 0)), "%s: variable %s "
+		    "differs between the two indexes", bins[_i].file, vars[i]);
+	}
+	ck_assert_int_eq(kvs_dwarf_version(f.d), kvs_dwarf_version(l.d));
+	unsetenv("KVS_DWARF_SLOW");
+	close_bin(&f);
+	close_bin(&l);
+	json_decref(truth);
+}
+END_TEST
+
+/*
+ * Kernels built the way real ones are (fixtures/gen/big-kernel.sh): a few
+ * hundred CUs, the same structs defined in many of them, declarations seen
+ * before any definition, anonymous unions and structs, bit-fields, flexible
+ * arrays; DWARF 4, and DWARF 5 linked with --emit-relocs as a vmlinux.
+ * Every member of every struct against the compiler's offsetof/sizeof
+ * (truth.json), through the fast index on a mapped file (its pages are
+ * dropped as it goes) and through libdwarf's walk.
+ */
+static const char *const manycu_args[] = {
+	"--cus 200 --dwarf 4",
+	"--cus 200 --dwarf 5 --emit-relocs",
+};
+
+START_TEST(many_cu_kernels)
+{
+	char cmd[8192], path[4096];
+	FILE *p;
+	json_t *truth, *types, *ty, *mem;
+	const char *tname, *mname;
+	struct opened o[2];
+	int k, n = 0;
+
+	/* built once per machine, under /var/tmp (not the test run's cache) */
+	snprintf(cmd, sizeof(cmd), "env -u XDG_CACHE_HOME %s/fixtures/gen/"
+	    "big-kernel.sh %s", srcdir(), manycu_args[_i]);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_msg(fgets(path, sizeof(path), p) != NULL, "%s printed nothing",
+	    cmd);
+	ck_assert_int_eq(pclose(p), 0);
+	path[strcspn(path, "\n")] = '\0';
+	snprintf(cmd, sizeof(cmd), "%.*s/truth.json",
+	    (int)(strrchr(path, '/') - path), path);
+	truth = dw_load_truth(cmd);
+	types = json_object_get(truth, "types");
+	ck_assert_int_gt((int)json_object_size(types), 500);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	for (k = 0; k < 2; k++) {
+		struct opened *x = &o[k];
+		if (k == 1)
+			setenv("KVS_DWARF_SLOW", "1", 1);
+		memset(x, 0, sizeof(*x));
+		x->fd = open(path, O_RDONLY);
+		ck_assert_int_ge(x->fd, 0);
+		x->elf = elf_begin(x->fd, ELF_C_READ_MMAP, NULL);
+		ck_assert_ptr_nonnull(x->elf);
+		ck_assert_msg(kvs_dwarf_open(&x->d, x->elf, &x->e) == 0, "%s",
+		    x->e.msg);
+		kvs_dwarf_set_opts(x->d, true, false);
+		ck_assert_int_eq(kvs_dwarf_version(x->d), strstr(manycu_args[_i],
+		    "dwarf 5") ? 5 : 4);
+		unsetenv("KVS_DWARF_SLOW");
+	}
+	json_object_foreach(types, tname, ty) {
+		struct kvs_typeinfo ti;
+		for (k = 0; k < 2; k++) {
+			ck_assert_msg(kvs_dwarf_type(o[k].d, tname, &ti, &o[k].e) == 0,
+			    "%s: %s: %s", path, tname, o[k].e.msg);
+			ck_assert_msg(ti.size == ju(json_object_get(ty, "size")),
+			    "%s: sizeof(%s) = %llu, truth %lld", path, tname,
+			    (unsigned long long)ti.size,
+			    (long long)json_integer_value(json_object_get(ty, "size")));
+		}
+		json_object_foreach(json_object_get(ty, "members"), mname, mem) {
+			for (k = 0; k < 2; k++) {
+				ck_assert_msg(kvs_dwarf_member(o[k].d, tname, mname, &ti,
+				    &o[k].e) == 0, "%s: %s.%s: %s", path, tname, mname,
+				    o[k].e.msg);
+				ck_assert_msg(ti.offset == ju(json_object_get(mem, "offset")) &&
+				    ti.size == ju(json_object_get(mem, "size")),
+				    "%s: %s.%s at %llu size %llu, truth %lld size %lld "
+				    "(%s index)", path, tname, mname,
+				    (unsigned long long)ti.offset,
+				    (unsigned long long)ti.size,
+				    (long long)json_integer_value(json_object_get(mem, "offset")),
+				    (long long)json_integer_value(json_object_get(mem, "size")),
+				    k == 0 ? "fast" : "libdwarf");
+			}
+			n++;
+		}
+	}
+	ck_assert_int_gt(n, 5000);
+	for (k = 0; k < 2; k++)
+		close_bin(&o[k]);
+	json_decref(truth);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -760,6 +918,14 @@ main(void)
 	    (int)(sizeof(kernels) / sizeof(kernels[0])));
 	tcase_set_timeout(tk, 240);
 	suite_add_tcase(s, tk);
+	tcase_add_loop_test(tc, fast_index_matches_libdwarf, 0, NBINS);
+	{
+		TCase *tm = tcase_create("manycu");
+		tcase_add_loop_test(tm, many_cu_kernels, 0,
+		    (int)(sizeof(manycu_args) / sizeof(manycu_args[0])));
+		tcase_set_timeout(tm, 280);
+		suite_add_tcase(s, tm);
+	}
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);

@@ -201,7 +201,7 @@ unload(struct loaded *o)
 /* Every name nm lists resolves to its winner, with its size; so does the
  * a.out spelling "_name" unless "_name" is a symbol of its own. */
 static void
-check_lookups(const struct kvs_symtab *st, const struct nmlist *l)
+check_lookups(struct kvs_symtab *st, const struct nmlist *l)
 {
 	size_t i;
 
@@ -232,7 +232,7 @@ check_lookups(const struct kvs_symtab *st, const struct nmlist *l)
 /* kvs_symtab_at at each symbol's first and last byte, one past its end, and
  * one before its start, against nm_at. */
 static void
-check_at_one(const struct kvs_symtab *st, const struct nmlist *l, uint64_t addr)
+check_at_one(struct kvs_symtab *st, const struct nmlist *l, uint64_t addr)
 {
 	size_t ties = 0;
 	const struct nsym *want = nm_at(l, addr, &ties);
@@ -263,7 +263,7 @@ check_at_one(const struct kvs_symtab *st, const struct nmlist *l, uint64_t addr)
 }
 
 static size_t
-check_at(const struct kvs_symtab *st, const struct nmlist *l)
+check_at(struct kvs_symtab *st, const struct nmlist *l)
 {
 	size_t i, sized = 0;
 
@@ -283,7 +283,7 @@ check_at(const struct kvs_symtab *st, const struct nmlist *l)
 }
 
 static void
-expect_missing(const struct kvs_symtab *st, const char *name)
+expect_missing(struct kvs_symtab *st, const char *name)
 {
 	struct kvs_error e;
 	char want[300];

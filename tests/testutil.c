@@ -225,12 +225,14 @@ static const struct oracle_req oracle_reqs[] = {
 	{ "check_symtab", { "gcc", "nm" }, { "fbsd14/kernel" }, 0 },
 	{ "check_compressed", { "gzip", "zstd", "sha256sum" }, { "fbsd14/kernel",
 	    "fbsd14/vmcore.minidump3", "linux-kaslr/vmlinux", "linux-nokaslr/vmcore" }, 1 },
+	{ "check_layout_cache", { "gcc" }, { NULL }, 1 },
 	{ "check_open", { "objcopy" }, { "fbsd14/kernel" }, 0 },
 	{ "check_evidence", { "setpriv", "sh" }, { "fbsd14/kernel", "linux-kaslr/vmlinux" }, 0 },
 	{ "check_badinput", { "objcopy", "gzip" }, { "fbsd14/kernel" }, 0 },
 	{ "check_cli", { "python3", "gcc", "ld", "bash" }, { "fbsd14/kernel" }, 1 },
-	{ "check_dwarf", { NULL }, { "fbsd14/truth.json", "fbsd14/kernel", "fbsd14/kernel.dwarf2",
-	    "fbsd14/kernel.dwarf5" }, 0 },
+	/* python3, gcc, ld, bash: fixtures/gen/big-kernel.sh (many_cu_kernels) */
+	{ "check_dwarf", { "python3", "gcc", "ld", "bash" }, { "fbsd14/truth.json",
+	    "fbsd14/kernel", "fbsd14/kernel.dwarf2", "fbsd14/kernel.dwarf5" }, 1 },
 };
 
 int

@@ -668,6 +668,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 		return NULL;
 	}
 	kd->kernel_fd = kd->core_fd = kd->debug_fd = -1;
+	kd->flags = flags;
 	kd->kernel_path = strdup(kernel != NULL ? kernel : KERNEL_FROM_DUMP);
 	kd->core_path = strdup(core);
 	if (kd->kernel_path == NULL || kd->core_path == NULL) {
@@ -745,6 +746,7 @@ kvs_close(kvs_t *kd)
 {
 	if (kd == NULL)
 		return;
+	kvs_lcache_close(kd->lcache, true);
 	if (kd->dwarf != NULL)
 		kvs_dwarf_close(kd->dwarf);
 	kvs_btf_close(kd->btf);
@@ -1062,17 +1064,25 @@ kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
  * answers everything, as before), or if the environment says KVS_TYPES=dwarf
  * (DWARF alone: to compare the two, or to sidestep a BTF problem).
  */
+static bool
+dwarf_only(kvs_t *kd)
+{
+	if (kd->types_mode == 0) {
+		const char *env = getenv("KVS_TYPES");
+		kd->types_mode = env != NULL && strcmp(env, "dwarf") == 0 ? 2 : 1;
+	}
+	return kd->types_mode == 2;
+}
+
 static struct kvs_btf *
 need_btf(kvs_t *kd)
 {
-	const char *env;
 	struct kvs_error e;
 
 	if (kd->btf_tried)
 		return kd->btf;
 	kd->btf_tried = true;
-	env = getenv("KVS_TYPES");
-	if (env != NULL && strcmp(env, "dwarf") == 0)
+	if (dwarf_only(kd))
 		return NULL;
 	kerr_clear(&e);
 	if (kd->elf != NULL && kvs_btf_open_elf(&kd->btf, kd->elf, &e) == 1 &&
@@ -1107,6 +1117,8 @@ need_dwarf(kvs_t *kd)
 		kd->dwarf = NULL;
 		return kerr_push(&kd->err, "kernel %s", kd->kernel_path);
 	}
+	/* both ELF handles are ELF_C_READ_MMAP (open_elf) */
+	kvs_dwarf_set_opts(kd->dwarf, true, (kd->flags & KVS_O_PROGRESS) != 0);
 	return 0;
 }
 
@@ -1137,12 +1149,35 @@ one_query(struct kvs_btf *bt, struct kvs_dwarf *d, enum tq q, const char *a,
 	}
 }
 
+/*
+ * The layout cache, opened on the first type question: NULL when the
+ * caller or the environment turned it off (KVS_O_NO_CACHE, KVS_NO_CACHE=1)
+ * or there is no cache directory.  It stands before the kernel's own BTF
+ * and DWARF only: modules' types are never cached.
+ */
+static struct kvs_lcache *
+need_cache(kvs_t *kd)
+{
+	const char *env = getenv("KVS_NO_CACHE");
+
+	if (kd->lcache_tried)
+		return kd->lcache;
+	kd->lcache_tried = true;
+	if ((kd->flags & KVS_O_NO_CACHE) || (env != NULL && strcmp(env, "0") != 0 &&
+	    env[0] != '\0'))
+		return NULL;
+	kd->lcache = kvs_lcache_open(kd->elf, kd->kernel_fd, kd->debug_elf,
+	    kd->debug_fd, dwarf_only(kd) ? "dwarf" : "btf");
+	return kd->lcache;
+}
+
+/* The kernel's own types: BTF, then DWARF. */
 static int
-type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typeinfo *ti)
+kernel_query(kvs_t *kd, enum tq q, const char *a, const char *b,
+    struct kvs_typeinfo *ti)
 {
 	struct kvs_btf *bt = need_btf(kd);
 	struct kvs_error be;
-	unsigned i;
 
 	if (bt != NULL) {
 		struct kvs_typeinfo t2;
@@ -1166,8 +1201,32 @@ type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typein
 			kd->err = be; /* BTF's answer says more than "no DWARF" */
 		return -1;
 	}
-	if (one_query(NULL, kd->dwarf, q, a, b, ti, &kd->err) == 0)
+	return one_query(NULL, kd->dwarf, q, a, b, ti, &kd->err);
+}
+
+static int
+type_query(kvs_t *kd, enum tq q, const char *a, const char *b, struct kvs_typeinfo *ti)
+{
+	static const char qc[] = { 'T', 'M', 'V' };
+	struct kvs_lcache *c = need_cache(kd);
+	const char *nf = NULL;
+	unsigned i;
+
+	if (a == NULL || (q == TQ_MEMBER && b == NULL))
+		return kerr_set(&kd->err, KVS_E_INVAL, "no type, member or "
+		    "variable name");
+	if (c != NULL && kvs_lcache_get(c, qc[q], a, q == TQ_MEMBER ? b : NULL,
+	    ti, &nf) == 1) {
+		if (nf == NULL)
+			return 0;
+		kerr_set(&kd->err, KVS_E_NOTYPE, "%s", nf);
+	} else if (kernel_query(kd, q, a, b, ti) == 0) {
+		if (c != NULL)
+			kvs_lcache_put(c, qc[q], a, q == TQ_MEMBER ? b : NULL, ti, NULL);
 		return 0;
+	} else if (c != NULL && kd->err.status == KVS_E_NOTYPE)
+		kvs_lcache_put(c, qc[q], a, q == TQ_MEMBER ? b : NULL, NULL,
+		    kd->err.msg);
 	for (i = 0; i < kd->nmods && kd->err.status == KVS_E_NOTYPE; i++) {
 		struct kvs_module *m = &kd->mods[i];
 		struct kvs_error e2;
@@ -1227,18 +1286,15 @@ kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti)
  * DWARF, as type_query; only "not found" falls through (a walk the
  * callback stopped, or an error met half-way, is the answer).
  */
-int
-kvs_type_members(kvs_t *kd, const char *type,
+/* The kernel's own members of type: BTF, then DWARF. */
+static int
+kernel_members(kvs_t *kd, const char *type,
     int (*cb)(void *arg, const struct kvs_member_info *m), void *arg)
 {
 	struct kvs_btf *bt;
 	struct kvs_error be;
-	unsigned i;
 	int rc;
 
-	ENTER(kd);
-	if (type == NULL || cb == NULL)
-		return kerr_set(&kd->err, KVS_E_INVAL, "no type name or callback");
 	if ((bt = need_btf(kd)) != NULL) {
 		kerr_clear(&be);
 		rc = kvs_btf_members(bt, type, cb, arg, &be);
@@ -1252,7 +1308,95 @@ kvs_type_members(kvs_t *kd, const char *type,
 			kd->err = be;
 		return -1;
 	}
-	rc = kvs_dwarf_members(kd->dwarf, type, cb, arg, &kd->err);
+	return kvs_dwarf_members(kd->dwarf, type, cb, arg, &kd->err);
+}
+
+/* Members copied out for the cache (the strings stay the handle's). */
+struct mcollect {
+	struct kvs_member_info *m;
+	size_t n, cap;
+	bool nomem;
+};
+
+static int
+mcollect_cb(void *arg, const struct kvs_member_info *m)
+{
+	struct mcollect *mc = arg;
+
+	if (mc->n == mc->cap) {
+		size_t nc = mc->cap ? mc->cap * 2 : 32;
+		struct kvs_member_info *n = realloc(mc->m, nc * sizeof(*n));
+		if (n == NULL) {
+			mc->nomem = true;
+			return 1;
+		}
+		mc->m = n;
+		mc->cap = nc;
+	}
+	mc->m[mc->n++] = *m;
+	return 0;
+}
+
+/*
+ * Members of a struct or union: the layout cache, then BTF, then DWARF,
+ * then the modules' DWARF, as type_query; only "not found" falls through (a
+ * walk the callback stopped, or an error met half-way, is the answer).
+ * With the cache the kernel's list is read whole, kept, and then given to
+ * cb from the cache's copy.
+ */
+int
+kvs_type_members(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const struct kvs_member_info *m), void *arg)
+{
+	struct kvs_lcache *c;
+	const struct kvs_member_info *cm = NULL;
+	const char *nf = NULL;
+	size_t cn = 0, j;
+	unsigned i;
+	int rc;
+
+	ENTER(kd);
+	if (type == NULL || cb == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "no type name or callback");
+	if ((c = need_cache(kd)) == NULL)
+		rc = kernel_members(kd, type, cb, arg);
+	else {
+		if (kvs_lcache_members_get(c, type, &cm, &cn, &nf) != 1) {
+			struct mcollect mc = { NULL, 0, 0, false };
+			rc = kernel_members(kd, type, mcollect_cb, &mc);
+			if (mc.nomem) {
+				free(mc.m);
+				return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+			}
+			if (rc == 0)
+				kvs_lcache_members_put(c, type, mc.m, mc.n, NULL);
+			else if (kd->err.status == KVS_E_NOTYPE)
+				kvs_lcache_members_put(c, type, NULL, 0, kd->err.msg);
+			if (rc != 0 || kvs_lcache_members_get(c, type, &cm, &cn, &nf) != 1) {
+				/* not kept (an error, or the cache could not take
+				 * it): give what was read */
+				for (j = 0; j < mc.n; j++) {
+					int crc = cb(arg, &mc.m[j]);
+					if (crc != 0) {
+						free(mc.m);
+						return crc;
+					}
+				}
+				free(mc.m);
+				goto modules;
+			}
+			free(mc.m);
+		}
+		if (nf != NULL) {
+			rc = kerr_set(&kd->err, KVS_E_NOTYPE, "%s", nf);
+			goto modules;
+		}
+		for (j = 0; j < cn; j++)
+			if ((rc = cb(arg, &cm[j])) != 0)
+				return rc;
+		return 0;
+	}
+modules:
 	for (i = 0; i < kd->nmods && rc == -1 && kd->err.status == KVS_E_NOTYPE; i++) {
 		struct kvs_module *m = &kd->mods[i];
 		struct kvs_error e2;

@@ -95,6 +95,14 @@ struct kvs {
 	 * tried, or KVS_TYPES=dwarf). */
 	struct kvs_btf *btf;
 	bool btf_tried;
+	int flags;                        /* kvs_open's KVS_O_* */
+	/* The layout cache (types/cache.c), asked before BTF and DWARF (NULL:
+	 * off, or not yet tried). */
+	struct kvs_lcache *lcache;
+	bool lcache_tried;
+	/* KVS_TYPES=dwarf, read once, on the first type question: 0 not yet,
+	 * 1 BTF first, 2 DWARF alone. */
+	signed char types_mode;
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);

@@ -52,22 +52,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "kvs_private.h"
+#include "tname.h"
 
 /* Guards against malformed (cyclic) type chains, as in dwarf.c. */
 #define MAX_TYPE_DEPTH 64
 #define TNAME_MAX 512
 
-/* String -> small record, open addressing over a power-of-two table; the
- * keys are the handle's own copies. */
+/* String -> small record: the records in a dense array, the library's one
+ * hash table (core/hashtab.h) holding index + 1; the keys are the handle's
+ * own copies. */
 struct sent {
 	char *key;
 	uint32_t id;        /* names: the type id, 0 = not found */
 };
 
 struct smap {
-	struct sent *ent;
+	struct sent *ent;   /* [n], room for cap */
 	size_t n, cap;
+	struct kvs_htab tab;
 };
 
 struct kvs_btf {
@@ -85,50 +89,17 @@ nomem(struct kvs_error *e)
 
 /* ------------------------------------------------------------ string map */
 
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s != '\0')
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static int
-sm_grow(struct smap *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
-	struct sent *n = calloc(ncap, sizeof(*n));
-
-	if (n == NULL)
-		return -1;
-	for (i = 0; i < m->cap; i++) {
-		if (m->ent[i].key == NULL)
-			continue;
-		for (j = hash_str(m->ent[i].key) & (ncap - 1); n[j].key != NULL;
-		    j = (j + 1) & (ncap - 1))
-			;
-		n[j] = m->ent[i];
-	}
-	free(m->ent);
-	m->ent = n;
-	m->cap = ncap;
-	return 0;
-}
-
 /* The entry for key, or NULL. */
 static struct sent *
 sm_find(const struct smap *m, const char *key)
 {
-	size_t j;
+	struct kvs_hprobe p;
+	uint32_t v;
 
-	if (m->cap == 0)
-		return NULL;
-	for (j = hash_str(key) & (m->cap - 1); m->ent[j].key != NULL;
-	    j = (j + 1) & (m->cap - 1))
-		if (strcmp(m->ent[j].key, key) == 0)
-			return &m->ent[j];
+	for (v = kvs_htab_first(&m->tab, kvs_fnv1a(key), &p); v != 0;
+	    v = kvs_htab_next(&m->tab, &p))
+		if (strcmp(m->ent[v - 1].key, key) == 0)
+			return &m->ent[v - 1];
 	return NULL;
 }
 
@@ -138,19 +109,28 @@ static struct sent *
 sm_get(struct smap *m, const char *key)
 {
 	struct sent *se = sm_find(m, key);
-	size_t j;
+	char *k;
 
 	if (se != NULL)
 		return se;
-	if ((m->n + 1) * 2 > m->cap && sm_grow(m) != 0)
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		struct sent *n = realloc(m->ent, ncap * sizeof(*n));
+		if (n == NULL)
+			return NULL;
+		m->ent = n;
+		m->cap = ncap;
+	}
+	if ((k = strdup(key)) == NULL)
 		return NULL;
-	for (j = hash_str(key) & (m->cap - 1); m->ent[j].key != NULL;
-	    j = (j + 1) & (m->cap - 1))
-		;
-	if ((m->ent[j].key = strdup(key)) == NULL)
+	if (kvs_htab_add(&m->tab, kvs_fnv1a(key), (uint32_t)(m->n + 1)) != 0) {
+		free(k);
 		return NULL;
-	m->n++;
-	return &m->ent[j];
+	}
+	se = &m->ent[m->n++];
+	se->key = k;
+	se->id = 0;
+	return se;
 }
 
 static void
@@ -158,9 +138,10 @@ sm_free(struct smap *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++)
+	for (i = 0; i < m->n; i++)
 		free(m->ent[i].key);
 	free(m->ent);
+	kvs_htab_free(&m->tab);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -533,26 +514,6 @@ type_size(struct kvs_btf *b, uint32_t id, uint64_t *size, kvs_kind_t *kind,
 
 /* ---------------------------------------------------------- type names */
 
-static void
-strprep(char *buf, size_t n, const char *pre)
-{
-	size_t lp = strlen(pre), lb = strlen(buf);
-
-	if (lp + lb + 1 > n)
-		return; /* too long: keep what we have */
-	memmove(buf + lp, buf, lb + 1);
-	memcpy(buf, pre, lp);
-}
-
-static void
-strapp(char *buf, size_t n, const char *s)
-{
-	size_t lb = strlen(buf), ls = strlen(s);
-
-	if (lb + ls < n)
-		memcpy(buf + lb, s, ls + 1);
-}
-
 /*
  * C spelling of the type id, with `decl` the declarator built so far
  * (e.g. "*" for a pointer, "[32]" for an array): "struct x *", "char [32]",
@@ -571,14 +532,14 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		return kerr_set(e, KVS_E_DWARF, "BTF type id %u nests too deep", id);
 	if (id == 0) {
 		snprintf(head, sizeof(head), "void%s", decl[0] != '\0' ? " " : "");
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
 	if ((t = type_at(b, id, e)) == NULL)
 		return -1;
 	switch (btf_kind(t)) {
 	case BTF_KIND_PTR:
-		strprep(decl, n, "*");
+		kvs_tn_prepend(decl, n, "*");
 		return tname(b, t->type, decl, n, depth + 1, e);
 	case BTF_KIND_TYPE_TAG:
 		/* An annotation (__user, __rcu): DWARF spells no type for it. */
@@ -595,13 +556,13 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 			/* char *const p: the qualifier binds to the declarator */
 			snprintf(head, sizeof(head), "%s%s", q,
 			    decl[0] != '\0' ? " " : "");
-			strprep(decl, n, head);
+			kvs_tn_prepend(decl, n, head);
 			return tname(b, t->type, decl, n, depth + 1, e);
 		}
 		if (tname(b, t->type, decl, n, depth + 1, e) != 0)
 			return -1;
 		snprintf(head, sizeof(head), "%s ", q);
-		strprep(decl, n, head);
+		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
 	case BTF_KIND_ARRAY: {
@@ -610,12 +571,12 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		uint32_t elem;
 		bool flex;
 		if (decl[0] == '*') {
-			strprep(decl, n, "(");
-			strapp(decl, n, ")");
+			kvs_tn_prepend(decl, n, "(");
+			kvs_tn_append(decl, n, ")");
 		}
 		if (array_dims(b, t, &count, &flex, &elem, dims, sizeof(dims), e) != 0)
 			return -1;
-		strapp(decl, n, dims);
+		kvs_tn_append(decl, n, dims);
 		return tname(b, elem, decl, n, depth + 1, e);
 	}
 	case BTF_KIND_FUNC_PROTO: {
@@ -623,8 +584,8 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 		char params[TNAME_MAX] = "(", one[TNAME_MAX];
 		unsigned i, vlen = btf_vlen(t);
 		if (decl[0] == '*') {
-			strprep(decl, n, "(");
-			strapp(decl, n, ")");
+			kvs_tn_prepend(decl, n, "(");
+			kvs_tn_append(decl, n, ")");
 		}
 		for (i = 0; i < vlen; i++) {
 			one[0] = '\0';
@@ -633,13 +594,13 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 			else if (tname(b, p[i].type, one, sizeof(one), depth + 1, e) != 0)
 				return -1;
 			if (i != 0)
-				strapp(params, sizeof(params), ", ");
-			strapp(params, sizeof(params), one);
+				kvs_tn_append(params, sizeof(params), ", ");
+			kvs_tn_append(params, sizeof(params), one);
 		}
 		if (vlen == 0)
-			strapp(params, sizeof(params), "void");
-		strapp(params, sizeof(params), ")");
-		strapp(decl, n, params);
+			kvs_tn_append(params, sizeof(params), "void");
+		kvs_tn_append(params, sizeof(params), ")");
+		kvs_tn_append(decl, n, params);
 		return tname(b, t->type, decl, n, depth + 1, e);
 	}
 	case BTF_KIND_STRUCT: kw = "struct "; break;
@@ -651,7 +612,7 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 	name = tname_of(b, t);
 	snprintf(head, sizeof(head), "%s%s%s", kw, name[0] != '\0' ? name :
 	    "<anonymous>", decl[0] != '\0' ? " " : "");
-	strprep(decl, n, head);
+	kvs_tn_prepend(decl, n, head);
 	return 0;
 }
 

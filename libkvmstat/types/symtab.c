@@ -9,6 +9,13 @@
  *
  * Names are borrowed from libelf's string table data, which lives as long as
  * the Elf handle (owned by kvs.c and released after this table).
+ *
+ * Loading only finds the table: the index (150,000 symbols in Debian's
+ * vmlinux: ~30 ms of hashing and sorting) is built on the first address
+ * lookup or the fifth name lookup.  The first few name lookups - the OS
+ * probes' at open - scan the table instead (about a millisecond each), so
+ * that a run which only asks types (`kvmstat type`, answered from the
+ * layout cache) never pays for the index.
  */
 #include <gelf.h>
 #include <libelf.h>
@@ -25,12 +32,19 @@ struct sym {
 };
 
 struct kvs_symtab {
+	Elf *elf;
+	Elf_Data *data;         /* the SHT_SYMTAB's */
+	size_t link, nraw;      /* its string table; its entries */
+	uint64_t *secaddr;      /* modules: where each section was placed */
+	size_t nsec;
+	bool built;             /* syms, byname and byaddr below are filled */
+	char *names;            /* kvs_symtab_from_list: the names it owns */
+	unsigned nscan;         /* name lookups answered by a scan */
 	struct sym *syms;       /* defined symbols, table order */
 	size_t nsyms;
 	struct kvs_htab byname; /* name -> index+1 into syms (the winner) */
 	uint32_t *byaddr;       /* indexes of FUNC/OBJECT symbols sorted by value */
 	size_t naddr;
-	char *names;            /* kvs_symtab_from_list: the names it owns */
 };
 
 static bool
@@ -125,12 +139,124 @@ sort_by_addr(struct kvs_symtab *st)
 	return 0;
 }
 
-static int index_table(struct kvs_symtab *st, struct kvs_error *e);
-
 int
 kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf_, struct kvs_error *e)
 {
 	return kvs_symtab_load_biased(out, elf_, NULL, 0, e);
+}
+
+/* Raw entry i as a symbol, or false when it is not one that counts
+ * (undefined, section, file, unnamed, or in a module section not loaded). */
+static bool
+raw_sym(const struct kvs_symtab *st, size_t i, struct sym *out)
+{
+	GElf_Sym s;
+	const char *name;
+	unsigned type;
+
+	if (gelf_getsym(st->data, (int)i, &s) == NULL)
+		return false;
+	type = GELF_ST_TYPE(s.st_info);
+	if (s.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE)
+		return false;
+	/* A relocatable module's values are section offsets: place them
+	 * where the kernel linker put the section. */
+	if (st->secaddr != NULL && s.st_shndx < SHN_LORESERVE) {
+		if (s.st_shndx >= st->nsec || st->secaddr[s.st_shndx] == 0)
+			return false;
+		s.st_value += st->secaddr[s.st_shndx];
+	}
+	name = elf_strptr(st->elf, st->link, s.st_name);
+	if (name == NULL || name[0] == '\0')
+		return false;
+	*out = (struct sym){ name, s.st_value, s.st_size,
+	    (unsigned char)GELF_ST_BIND(s.st_info), (unsigned char)type };
+	return true;
+}
+
+static int index_table(struct kvs_symtab *st);
+
+/* The index: 0 or -1 (out of memory). */
+static int
+build(struct kvs_symtab *st)
+{
+	size_t i;
+
+	if (st->built)
+		return 0;
+	if ((st->syms = calloc(st->nraw ? st->nraw : 1, sizeof(*st->syms))) == NULL)
+		return -1;
+	for (i = 1; i < st->nraw; i++)
+		if (raw_sym(st, i, &st->syms[st->nsyms]))
+			st->nsyms++;
+	return index_table(st);
+}
+
+/* Index what st->syms holds: 0, or -1 (out of memory, the table emptied). */
+static int
+index_table(struct kvs_symtab *st)
+{
+	size_t i;
+
+	st->byaddr = calloc(st->nsyms ? st->nsyms : 1, sizeof(*st->byaddr));
+	if (kvs_htab_reserve(&st->byname, st->nsyms) != 0 || st->byaddr == NULL ||
+	    sort_by_addr(st) != 0) {
+		free(st->syms);
+		free(st->byaddr);
+		kvs_htab_free(&st->byname);
+		st->syms = NULL;
+		st->byaddr = NULL;
+		st->nsyms = st->naddr = 0;
+		return -1;
+	}
+	for (i = 0; i < st->nsyms; i++)
+		hash_insert(st, (uint32_t)i);
+	st->built = true;
+	return 0;
+}
+
+/* A name lookup without the index: the winner by the index's rule. */
+static bool
+scan_find(const struct kvs_symtab *st, const char *name, struct sym *out)
+{
+	bool found = false;
+	size_t i, nstr = 0;
+	const Elf64_Sym *raw = NULL;
+	const char *str = NULL;
+	Elf_Scn *ss;
+	Elf_Data *sd;
+
+	/* The native 64-bit table is read in place: a few ns a symbol. */
+	if (gelf_getclass(st->elf) == ELFCLASS64 && st->data->d_type == ELF_T_SYM &&
+	    st->data->d_size >= st->nraw * sizeof(Elf64_Sym) &&
+	    (ss = elf_getscn(st->elf, st->link)) != NULL &&
+	    (sd = elf_getdata(ss, NULL)) != NULL && sd->d_size > 0 &&
+	    ((const char *)sd->d_buf)[sd->d_size - 1] == '\0') {
+		raw = st->data->d_buf;
+		str = sd->d_buf;
+		nstr = sd->d_size;
+	}
+	for (i = 1; i < st->nraw; i++) {
+		struct sym s;
+		GElf_Sym gs;
+		const char *nm;
+
+		/* cheap reject on the name before decoding the symbol */
+		if (raw != NULL) {
+			if (raw[i].st_name >= nstr)
+				continue;
+			nm = str + raw[i].st_name;
+		} else if (gelf_getsym(st->data, (int)i, &gs) == NULL ||
+		    (nm = elf_strptr(st->elf, st->link, gs.st_name)) == NULL)
+			continue;
+		if (nm[0] != name[0] || strcmp(nm, name) != 0 || !raw_sym(st, i, &s))
+			continue;
+		if (!found || better(&s, out)) {
+			*out = s;
+			found = true;
+		}
+	}
+	return found;
 }
 
 int
@@ -142,7 +268,7 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 	GElf_Shdr shdr, symshdr;
 	struct kvs_symtab *st;
 	Elf_Data *data;
-	size_t n, i;
+	size_t n;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &shdr) != NULL && shdr.sh_type == SHT_SYMTAB) {
@@ -163,57 +289,48 @@ kvs_symtab_load_biased(struct kvs_symtab **out, struct Elf *elf_, const uint64_t
 		return kerr_set(e, KVS_E_FORMAT, "absurd symbol count %zu", n);
 
 	st = calloc(1, sizeof(*st));
-	if (st == NULL || (st->syms = calloc(n ? n : 1, sizeof(*st->syms))) == NULL) {
-		free(st);
+	if (st == NULL)
 		return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
-	}
-	for (i = 1; i < n; i++) {
-		GElf_Sym s;
-		const char *name;
-		unsigned type;
-
-		if (gelf_getsym(data, (int)i, &s) == NULL)
-			continue;
-		type = GELF_ST_TYPE(s.st_info);
-		if (s.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE)
-			continue;
-		/* A relocatable module's values are section offsets: place them
-		 * where the kernel linker put the section. */
-		if (secaddr != NULL && s.st_shndx < SHN_LORESERVE) {
-			if (s.st_shndx >= nsec || secaddr[s.st_shndx] == 0)
-				continue;
-			s.st_value += secaddr[s.st_shndx];
+	st->elf = elf;
+	st->data = data;
+	st->link = symshdr.sh_link;
+	st->nraw = n;
+	if (secaddr != NULL) {
+		/* modules are few and small: index them now */
+		st->secaddr = malloc((nsec ? nsec : 1) * sizeof(*secaddr));
+		if (st->secaddr == NULL) {
+			free(st);
+			return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
 		}
-		name = elf_strptr(elf, symshdr.sh_link, s.st_name);
-		if (name == NULL || name[0] == '\0')
-			continue;
-		st->syms[st->nsyms++] = (struct sym){ name, s.st_value, s.st_size,
-		    (unsigned char)GELF_ST_BIND(s.st_info), (unsigned char)type };
+		memcpy(st->secaddr, secaddr, nsec * sizeof(*secaddr));
+		st->nsec = nsec;
+		if (build(st) != 0) {
+			kvs_symtab_free(st);
+			return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
+		}
 	}
-
-	if (index_table(st, e) != 0)
-		return -1;
 	*out = st;
 	return 0;
 }
 
-/* Index what st->syms holds: 0 or -1 (out of memory, st freed). */
-static int
-index_table(struct kvs_symtab *st, struct kvs_error *e)
+void
+kvs_symtab_free(struct kvs_symtab *st)
 {
-	size_t i;
-
-	st->byaddr = calloc(st->nsyms ? st->nsyms : 1, sizeof(*st->byaddr));
-	if (kvs_htab_reserve(&st->byname, st->nsyms) != 0 || st->byaddr == NULL ||
-	    sort_by_addr(st) != 0) {
-		kvs_symtab_free(st);
-		return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
-	}
-	for (i = 0; i < st->nsyms; i++)
-		hash_insert(st, (uint32_t)i);
-	return 0;
+	if (st == NULL)
+		return;
+	free(st->syms);
+	kvs_htab_free(&st->byname);
+	free(st->byaddr);
+	free(st->secaddr);
+	free(st->names);
+	free(st);
 }
 
+/*
+ * A table from a list (Linux: kallsyms decoded from memory), taking over
+ * `names`, which the defs' names point into.  Indexed at once: there is no
+ * ELF table to scan instead.
+ */
 int
 kvs_symtab_from_list(struct kvs_symtab **out, char *names, const struct kvs_symdef *defs,
     size_t n, struct kvs_error *e)
@@ -236,8 +353,10 @@ kvs_symtab_from_list(struct kvs_symtab **out, char *names, const struct kvs_symd
 		if (defs[i].name != NULL && defs[i].name[0] != '\0')
 			st->syms[st->nsyms++] = (struct sym){ defs[i].name, defs[i].value,
 			    defs[i].size, defs[i].bind, defs[i].type };
-	if (index_table(st, e) != 0)
-		return -1;
+	if (index_table(st) != 0) {
+		kvs_symtab_free(st);
+		return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
+	}
 	*out = st;
 	return 0;
 }
@@ -260,36 +379,38 @@ count_upto(const struct kvs_symtab *st, uint64_t addr)
 }
 
 int
-kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next)
+kvs_symtab_next(struct kvs_symtab *st, uint64_t addr, uint64_t *next)
 {
-	size_t lo = count_upto(st, addr);
+	size_t lo;
 
+	if (build(st) != 0)
+		return -1;
+	lo = count_upto(st, addr);
 	if (lo == st->naddr)
 		return -1;
 	*next = st->syms[st->byaddr[lo]].value;
 	return 0;
 }
 
-void
-kvs_symtab_free(struct kvs_symtab *st)
-{
-	if (st == NULL)
-		return;
-	free(st->names);
-	free(st->syms);
-	kvs_htab_free(&st->byname);
-	free(st->byaddr);
-	free(st);
-}
-
 int
-kvs_symtab_lookup(const struct kvs_symtab *st, const char *name, uint64_t *addr,
+kvs_symtab_lookup(struct kvs_symtab *st, const char *name, uint64_t *addr,
     uint64_t *size, struct kvs_error *e)
 {
-	const struct sym *s = hash_find(st, name);
+	const struct sym *s;
+	struct sym tmp;
 
-	if (s == NULL && name[0] == '_' && name[1] != '\0')
-		s = hash_find(st, name + 1);
+	if (!st->built && st->nscan < 4) {
+		st->nscan++;
+		s = scan_find(st, name, &tmp) ? &tmp : NULL;
+		if (s == NULL && name[0] == '_' && name[1] != '\0')
+			s = scan_find(st, name + 1, &tmp) ? &tmp : NULL;
+	} else {
+		if (build(st) != 0)
+			return kerr_set(e, KVS_E_NOMEM, "symbol table: out of memory");
+		s = hash_find(st, name);
+		if (s == NULL && name[0] == '_' && name[1] != '\0')
+			s = hash_find(st, name + 1);
+	}
 	if (s == NULL)
 		return kerr_set(e, KVS_E_NOSYMBOL, "symbol '%s' not found", name);
 	if (addr != NULL)
@@ -300,11 +421,14 @@ kvs_symtab_lookup(const struct kvs_symtab *st, const char *name, uint64_t *addr,
 }
 
 const char *
-kvs_symtab_at(const struct kvs_symtab *st, uint64_t addr, uint64_t *off)
+kvs_symtab_at(struct kvs_symtab *st, uint64_t addr, uint64_t *off)
 {
-	size_t lo = count_upto(st, addr);     /* the last symbol <= addr is lo - 1 */
+	size_t lo;
 	const struct sym *s;
 
+	if (build(st) != 0)
+		return NULL;
+	lo = count_upto(st, addr);      /* the last symbol <= addr is lo - 1 */
 	if (lo == 0)
 		return NULL;
 	s = &st->syms[st->byaddr[lo - 1]];

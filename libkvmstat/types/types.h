@@ -6,6 +6,7 @@
 #ifndef KVS_TYPES_H
 #define KVS_TYPES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,11 +32,11 @@ KVS_HIDDEN int kvs_symtab_from_list(struct kvs_symtab **out, char *names,
     const struct kvs_symdef *defs, size_t n, struct kvs_error *e);
 KVS_HIDDEN void kvs_symtab_free(struct kvs_symtab *st);
 /* The lowest function/object symbol value above addr: 0, or -1 if none. */
-KVS_HIDDEN int kvs_symtab_next(const struct kvs_symtab *st, uint64_t addr, uint64_t *next);
+KVS_HIDDEN int kvs_symtab_next(struct kvs_symtab *st, uint64_t addr, uint64_t *next);
 /* name may carry one a.out-style leading '_'.  Returns 0 or -1 (KVS_E_NOSYMBOL). */
-KVS_HIDDEN int kvs_symtab_lookup(const struct kvs_symtab *st, const char *name,
+KVS_HIDDEN int kvs_symtab_lookup(struct kvs_symtab *st, const char *name,
     uint64_t *addr, uint64_t *size, struct kvs_error *e);
-KVS_HIDDEN const char *kvs_symtab_at(const struct kvs_symtab *st, uint64_t addr,
+KVS_HIDDEN const char *kvs_symtab_at(struct kvs_symtab *st, uint64_t addr,
     uint64_t *off);
 
 /* ------------------------------------------------------------------ DWARF */
@@ -47,6 +48,12 @@ struct kvs_dwarf;
 KVS_HIDDEN int kvs_dwarf_open(struct kvs_dwarf **out, struct Elf *elf,
     struct kvs_error *e);
 KVS_HIDDEN void kvs_dwarf_close(struct kvs_dwarf *d);
+/* file_mapped: elf was opened ELF_C_READ_MMAP, so the index pass may unmap
+ * the .debug_info pages it has read (they stay in the page cache);
+ * progress: draw a progress bar on stderr when it is a terminal and the
+ * index takes more than half a second. */
+KVS_HIDDEN void kvs_dwarf_set_opts(struct kvs_dwarf *d, bool file_mapped,
+    bool progress);
 KVS_HIDDEN int kvs_dwarf_type(struct kvs_dwarf *d, const char *type,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_dwarf_member(struct kvs_dwarf *d, const char *type,
@@ -84,5 +91,33 @@ KVS_HIDDEN int kvs_btf_variable(struct kvs_btf *b, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_btf_members(struct kvs_btf *b, const char *type,
     kvs_member_cb cb, void *arg, struct kvs_error *e);
+
+/* ------------------------------------------------------- layout cache */
+
+/* cache.c: answers to type questions kept on disk per kernel file (see
+ * the file's comment).  q is 'T' (kvs_type), 'M' (kvs_member: b the path)
+ * or 'V' (kvs_variable); members lists have their own pair. */
+struct kvs_lcache;
+/* NULL when there is no cache directory (no $XDG_CACHE_HOME or $HOME) or no
+ * memory; a bad file costs one warning on stderr and an empty cache.
+ * mode: which types answer ("btf", "dwarf"), part of the identity. */
+KVS_HIDDEN struct kvs_lcache *kvs_lcache_open(struct Elf *kelf, int kfd,
+    struct Elf *delf, int dfd, const char *mode);
+/* 1 with *ti (type_name borrowed until close) or, *notfound non-NULL,
+ * "not found" and its message; 0 when the question is not cached. */
+KVS_HIDDEN int kvs_lcache_get(struct kvs_lcache *c, char q, const char *a,
+    const char *b, struct kvs_typeinfo *ti, const char **notfound);
+/* Keep an answer: ti, or ti NULL and the not-found message. */
+KVS_HIDDEN void kvs_lcache_put(struct kvs_lcache *c, char q, const char *a,
+    const char *b, const struct kvs_typeinfo *ti, const char *notfound);
+KVS_HIDDEN int kvs_lcache_members_get(struct kvs_lcache *c, const char *type,
+    const struct kvs_member_info **m, size_t *n, const char **notfound);
+KVS_HIDDEN void kvs_lcache_members_put(struct kvs_lcache *c, const char *type,
+    const struct kvs_member_info *m, size_t n, const char *notfound);
+/* write: save new answers (merged with the file, atomically). */
+KVS_HIDDEN void kvs_lcache_close(struct kvs_lcache *c, bool write);
+/* The one parser of cache bytes, for tests and fuzzing: 0 if the library
+ * would use buf (checksum, every record's bounds), -1 if not. */
+KVS_HIDDEN int kvs_lcache_parse(const void *buf, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #define KVMSTAT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,12 @@ typedef struct kvs kvs_t;
  * read fails with KVS_E_INVAL ("no memory: kernel opened without a dump").
  * No dump/kernel version check is made. */
 #define KVS_O_KERNEL_ONLY 0x04
+/* Draw a progress bar on stderr, when it is a terminal, for work that takes
+ * longer than half a second (indexing a large kernel's DWARF). */
+#define KVS_O_PROGRESS 0x08
+/* Do not read or write the layout cache ($XDG_CACHE_HOME/kvmstat); the
+ * environment variable KVS_NO_CACHE=1 does the same. */
+#define KVS_O_NO_CACHE 0x10
 
 /* Coarse status codes; the message chain (kvs_geterr) carries the detail. */
 typedef enum kvs_status {
@@ -150,6 +157,28 @@ struct kvs_member_info {
  * same members. */
 int kvs_type_members(kvs_t *kd, const char *type,
     int (*cb)(void *arg, const struct kvs_member_info *m), void *arg);
+
+/*
+ * The layout cache: answers to type questions kept per kernel file under
+ * $XDG_CACHE_HOME/kvmstat (default ~/.cache/kvmstat), so that a later
+ * handle on the same kernel answers them without reading BTF or DWARF.
+ * KVS_O_NO_CACHE or KVS_NO_CACHE=1 in the environment turn it off.
+ */
+struct kvs_cache_file {
+	char path[4096];
+	char identity[1024];    /* types source and kernel build-id (or file
+	                         * size, mtime, hash); or why the file is bad */
+	uint64_t size;          /* bytes */
+	unsigned entries;       /* answers held */
+	bool valid;
+};
+/* The directory (0), or -1 when no $XDG_CACHE_HOME or $HOME says where. */
+int kvs_cache_dir(char *buf, size_t len);
+/* cb for each cache file; 0, cb's non-zero value, or -1 (unreadable). */
+int kvs_cache_list(int (*cb)(void *arg, const struct kvs_cache_file *f),
+    void *arg);
+/* Remove every cache file; 0 or -1.  *nremoved: files removed. */
+int kvs_cache_clear(unsigned *nremoved);
 
 /* Dump description (for `kvmstat info`). Strings borrowed from the handle. */
 struct kvs_dumpinfo {
