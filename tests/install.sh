@@ -69,8 +69,8 @@ if [ -x "$build/tui/kvmtop" ]; then
 	for f in "$root/$bindir/kvmtop" "$root/$mandir/man1/kvmtop.1"; do
 		[ -e "$f" ] || fail "not installed: ${f#"$tmp/root"}"
 	done
-	"$root/$bindir/kvmtop" --help | grep -q '^usage: kvmtop' || fail "kvmtop --help"
-	MANPAGER=cat man -M "$root/$mandir" kvmtop 2>/dev/null | grep -q 'kvmtop' ||
+	"$root/$bindir/kvmtop" --help | grep -c '^usage: kvmtop' >/dev/null || fail "kvmtop --help"
+	MANPAGER=cat man -M "$root/$mandir" kvmtop 2>/dev/null | grep -c 'kvmtop' >/dev/null ||
 		fail "man -M $root/$mandir kvmtop"
 fi
 # No header outside include/kvmstat/ (memstat.h must not shadow a system one).
@@ -78,7 +78,7 @@ fi
 python3 "$src/tests/man/manpages.py" installed "$src" "$root/$mandir"
 
 # ---- the commands, as installed
-"$root/$bindir/kvmstat" --version | grep -q '^kvmstat ' || fail "kvmstat --version"
+"$root/$bindir/kvmstat" --version | grep -c '^kvmstat ' >/dev/null || fail "kvmstat --version"
 "$root/$bindir/kvmstat" -N "$fix/fbsd14/kernel" -M "$fix/fbsd14/vmcore.minidump3" info >"$tmp/info"
 python3 - "$fix/fbsd14/truth.json" "$tmp/info" <<'EOF' || fail "installed kvmstat info disagrees with truth.json"
 import json, sys
@@ -100,8 +100,11 @@ cc -std=c11 -Wall -Wextra -Werror "${san_flags[@]}" -o "$tmp/outside/vmstat_m" "
 	fail "building an outside program with pkg-config"
 LD_LIBRARY_PATH=$libdir "$tmp/outside/vmstat_m" "$fix/fbsd14/kernel" "$fix/fbsd14/vmcore.minidump3" \
 	>"$tmp/vmstat_m.out" || fail "the outside program failed"
-LD_LIBRARY_PATH=$libdir ldd "$tmp/outside/vmstat_m" | grep -q "$libdir/libkvmstat.so.0" ||
-	fail "the outside program does not use the installed library"
+# (ldd's output is kept first: grep -q closing the pipe early would make
+# ldd die of SIGPIPE, a failure under pipefail)
+deps=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/outside/vmstat_m")
+case $deps in *"$libdir/libkvmstat.so.0"*) ;;
+*) fail "the outside program does not use the installed library: $deps" ;; esac
 python3 - "$fix/fbsd14/truth.json" "$tmp/vmstat_m.out" <<'EOF' || fail "outside vmstat -m disagrees with truth.json"
 import json, sys
 t = json.load(open(sys.argv[1])); out = open(sys.argv[2]).read()
@@ -112,9 +115,9 @@ print('outside vmstat -m: %d rows as truth.json' % len(rows))
 EOF
 
 # ---- manual pages through man(1)
-MANPAGER=cat man -M "$root/$mandir" kvmstat 2>/dev/null | grep -q 'kvmstat.*crash dumps' ||
+MANPAGER=cat man -M "$root/$mandir" kvmstat 2>/dev/null | grep -c 'kvmstat.*crash dumps' >/dev/null ||
 	fail "man -M $root/$mandir kvmstat"
-MANPAGER=cat man -M "$root/$mandir" memstat_mtl_alloc 2>/dev/null | grep -q 'memstat_mtl_alloc' ||
+MANPAGER=cat man -M "$root/$mandir" memstat_mtl_alloc 2>/dev/null | grep -c 'memstat_mtl_alloc' >/dev/null ||
 	fail "man -M $root/$mandir memstat_mtl_alloc"
 
 # ---- the Python module from the prefix, finding the library by itself
