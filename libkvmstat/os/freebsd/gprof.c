@@ -99,7 +99,8 @@ counter_width(kvs_t *kd, const uint8_t *gp, size_t len, int *bits)
 	kerr_clear(&kd->err);
 	if (b == 0)
 		b = 16;
-	switch (b < 0 ? -b : b) {
+	switch (b) {    /* never negated: the dump may say INT_MIN */
+	case -64: case -32: case -16: case -8:
 	case 8: case 16: case 32: case 64:
 		*bits = b;
 		return 0;
