@@ -10,7 +10,9 @@
  *     the unit and the reason, while the intact object still answers;
  *   - sibling-loop-hang (fuzz_dwarf): a DW_AT_sibling pointing back made
  *     the DWARF index walk endless; the walk now stops there, the lookup
- *     says where, and the types indexed before it still answer.
+ *     says where, and the types indexed before it still answer;
+ *   - histcounter-int-min (fuzz_walk_gprof): a histcounter_type of INT_MIN
+ *     was negated (UBSan); it is now refused as not a counter width.
  */
 #include <check.h>
 #include <dirent.h>
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvmprof.h"
 #include "kvmstat.h"
 #include "testutil.h"
 
@@ -54,7 +57,7 @@ static const struct harness {
 	{ "fuzz_kvtop", NULL, fz_one_kvtop, 0 },
 	{ "fuzz_walk_malloc", fz_init_walk_malloc, fz_one_walk_malloc, 0 },
 	{ "fuzz_walk_uma", fz_init_walk_uma, fz_one_walk_uma, 0 },
-	{ "fuzz_walk_gprof", fz_init_walk_gprof, fz_one_walk_gprof, 0 },
+	{ "fuzz_walk_gprof", fz_init_walk_gprof, fz_one_walk_gprof, 1 },
 	{ "fuzz_walk_dtrace", fz_init_walk_dtrace, fz_one_walk_dtrace, 0 },
 	{ "fuzz_walk_slub", fz_init_walk_slub, fz_one_walk_slub, 0 },
 	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 2 },
@@ -211,6 +214,44 @@ START_TEST(sibling_loop_cut)
 }
 END_TEST
 
+/* _gmonparam.histcounter_type = v in a copy of the fbsd14 raw image. */
+START_TEST(histcounter_int_min)
+{
+	const char *img = path_join(test_tmpdir(), "mem.raw");
+	char err[KVS_ERRBUF_SIZE];
+	struct kvs_typeinfo ti;
+	uint64_t sym, pa;
+	size_t len;
+	uint8_t *b;
+	kvs_t *kd;
+	kvmprof_gmon_t *g;
+
+	kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"), 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	g = kvmprof_gmon_read(kd);
+	ck_assert_msg(g != NULL, "%s", kvs_geterr(kd));     /* the intact image reads */
+	kvmprof_gmon_free(g);
+	ck_assert_int_eq(kvs_symbol(kd, "_gmonparam", &sym, NULL), 0);
+	ck_assert_int_eq(kvs_member(kd, "struct gmonparam", "histcounter_type", &ti), 0);
+	ck_assert_uint_eq(ti.size, 4);
+	ck_assert_int_eq(kvs_kvtop(kd, sym + ti.offset, &pa), 0);
+	kvs_close(kd);
+	b = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_lt(pa + 4, len);
+	memcpy(b + pa, "\x00\x00\x00\x80", 4);    /* INT_MIN, little-endian */
+	ck_assert_int_eq(write_file(img, b, len), 0);
+	free(b);
+	kd = kvs_open(fixture_path("fbsd14/kernel"), img, 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	ck_assert_msg(strstr(kvs_geterr(kd), "histcounter_type -2147483648 is not a counter "
+	    "width") != NULL, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -228,6 +269,7 @@ main(void)
 	tcase_add_loop_test(tc, replay, 0, (int)NHARNESS);
 	tcase_add_test(tc, rnglists_header_refused);
 	tcase_add_test(tc, sibling_loop_cut);
+	tcase_add_test(tc, histcounter_int_min);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
