@@ -128,17 +128,23 @@ store_clear(struct kvs_lcache *c)
 	kvs_htab_free(&c->tab);
 }
 
-/* The key of a question, or NULL (ENOMEM, or a name holding the separator,
- * which is then never cached). */
+/* The key of a question in buf (cap bytes) when it fits, else malloc'ed
+ * (the caller frees what is not buf); NULL on ENOMEM, or for a name holding
+ * the separator, which is then never cached.  A lookup that fits allocates
+ * nothing: a refresh asks its layout every time. */
 static char *
-make_key(char q, const char *a, const char *b)
+make_key_in(char *buf, size_t cap, char q, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = b != NULL ? strlen(b) : 0;
 	char *k;
 
 	if (memchr(a, 0x1f, la) != NULL || (b != NULL && memchr(b, 0x1f, lb)))
 		return NULL;
-	if (la > LC_MAXSTR || lb > LC_MAXSTR || (k = malloc(la + lb + 3)) == NULL)
+	if (la > LC_MAXSTR || lb > LC_MAXSTR)
+		return NULL;
+	if (la + lb + 3 <= cap)
+		k = buf;
+	else if ((k = malloc(la + lb + 3)) == NULL)
 		return NULL;
 	k[0] = q;
 	memcpy(k + 1, a, la);
@@ -146,6 +152,13 @@ make_key(char q, const char *a, const char *b)
 	memcpy(k + 2 + la, b != NULL ? b : "", lb);
 	k[2 + la + lb] = '\0';
 	return k;
+}
+
+/* The key, malloc'ed (an entry keeps it). */
+static char *
+make_key(char q, const char *a, const char *b)
+{
+	return make_key_in(NULL, 0, q, a, b);
 }
 
 static struct lc_ent *
@@ -819,13 +832,14 @@ int
 kvs_lcache_get(struct kvs_lcache *c, char q, const char *a, const char *b,
     struct kvs_typeinfo *ti, const char **notfound)
 {
-	char *key = make_key(q, a, b);
+	char kb[256], *key = make_key_in(kb, sizeof(kb), q, a, b);
 	struct lc_ent *e;
 
 	if (key == NULL)
 		return 0;
 	e = store_find(c, key);
-	free(key);
+	if (key != kb)
+		free(key);
 	if (e == NULL)
 		return 0;
 	*notfound = e->status != 0 ? e->msg : NULL;
@@ -870,13 +884,14 @@ int
 kvs_lcache_members_get(struct kvs_lcache *c, const char *type,
     const struct kvs_member_info **m, size_t *n, const char **notfound)
 {
-	char *key = make_key('L', type, NULL);
+	char kb[256], *key = make_key_in(kb, sizeof(kb), 'L', type, NULL);
 	struct lc_ent *e;
 
 	if (key == NULL)
 		return 0;
 	e = store_find(c, key);
-	free(key);
+	if (key != kb)
+		free(key);
 	if (e == NULL)
 		return 0;
 	*m = e->mem;
