@@ -44,8 +44,8 @@ amd64-dmap-end-inclusive :: libkvmstat/arch/amd64.c :: 1 :: va < x->p.direct_end
 dtrace-sbt-fraction-bit31 :: libkvmstat/os/freebsd/dtrace.c :: 1 :: (sbt & 0xffffffffULL) :: (sbt & 0x7fffffffULL) :: check_translate check_dtrace
 malloc-percpu-numfrees :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_numfrees = nf; :: mt->mt_percpu_alloc[c].mtp_numfrees = 0; :: check_malloc check_gdb
 malloc-percpu-memalloced :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_percpu_alloc[c].mtp_memalloced = a; :: mt->mt_percpu_alloc[c].mtp_memalloced = f; :: check_malloc check_gdb
-escape-sanitize-off :: common/escape.c :: 1 :: bool ctl = s[i] < 0x20 || s[i] == 0x7f; :: bool ctl = false; :: check_malloc check_cli
-escape-c1-allowed :: common/escape.c :: 1 :: (cp >= 0x80 && cp <= 0x9f) :: (cp >= 0x80 && cp <= 0x7f) :: check_malloc check_cli
+escape-sanitize-off :: common/escape.c :: 1 :: bool ctl = !keep_ctl && (s[i] < 0x20 || s[i] == 0x7f); :: bool ctl = false; :: check_malloc check_cli
+escape-c1-allowed :: common/escape.c :: 1 :: (!c1 && cp >= 0x80 && cp <= 0x9f) :: (!c1 && cp >= 0x80 && cp <= 0x7f) :: check_malloc check_cli
 symtab-no-underscore :: libkvmstat/types/symtab.c :: 1 :: if (s == NULL && name[0] == '_' && name[1] != '\0') :: if (0) :: check_symtab
 symtab-local-beats-global :: libkvmstat/types/symtab.c :: 1 :: return cur->bind == STB_LOCAL && cand->bind != STB_LOCAL; :: return cur->bind == 99 && cand->bind != STB_LOCAL; :: check_symtab
 symtab-at-past-end :: libkvmstat/types/symtab.c :: 1 :: addr >= s->value + s->size :: addr > s->value + s->size :: check_symtab
