@@ -1863,7 +1863,8 @@ fast_index(struct kvs_dwarf *d)
 		if (nb == NULL)
 			goto fail_merge;
 		d->blk = nb;
-		memcpy(d->blk + d->nblk, th[k].blk, th[k].nblk * sizeof(*nb));
+		if (th[k].nblk > 0)     /* a thread that kept no names has no blk */
+			memcpy(d->blk + d->nblk, th[k].blk, th[k].nblk * sizeof(*nb));
 		d->nblk += th[k].nblk;
 		th[k].nblk = 0;
 	}
