@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -125,5 +126,27 @@ KVS_HIDDEN int kvs_htab_add(struct kvs_htab *t, uint64_t hash, uint32_t val);
 KVS_HIDDEN void kvs_htab_clear(struct kvs_htab *t);
 /* Release the slots; the table is all-zero again (nalloc included). */
 KVS_HIDDEN void kvs_htab_free(struct kvs_htab *t);
+
+/*
+ * The string-keyed table its users share: values are index + 1 into an array
+ * of `stride`-byte entries, each holding its key (a `const char *` at
+ * `keyoff`), hashed with kvs_fnv1a.  The value whose entry's key equals
+ * `key`, or 0.
+ */
+static inline uint32_t
+kvs_htab_find_str(const struct kvs_htab *t, const char *key, const void *ents,
+    size_t stride, size_t keyoff)
+{
+	struct kvs_hprobe p;
+	uint32_t v;
+
+	for (v = kvs_htab_first(t, kvs_fnv1a(key), &p); v != 0; v = kvs_htab_next(t, &p)) {
+		const char *k;
+		memcpy(&k, (const char *)ents + (size_t)(v - 1) * stride + keyoff, sizeof(k));
+		if (strcmp(k, key) == 0)
+			return v;
+	}
+	return 0;
+}
 
 #endif

@@ -93,14 +93,10 @@ nomem(struct kvs_error *e)
 static struct sent *
 sm_find(const struct smap *m, const char *key)
 {
-	struct kvs_hprobe p;
-	uint32_t v;
+	uint32_t v = kvs_htab_find_str(&m->tab, key, m->ent, sizeof(*m->ent),
+	    offsetof(struct sent, key));
 
-	for (v = kvs_htab_first(&m->tab, kvs_fnv1a(key), &p); v != 0;
-	    v = kvs_htab_next(&m->tab, &p))
-		if (strcmp(m->ent[v - 1].key, key) == 0)
-			return &m->ent[v - 1];
-	return NULL;
+	return v != 0 ? &m->ent[v - 1] : NULL;
 }
 
 /* The entry for key, made (zeroed, key copied) if absent; NULL: ENOMEM.

@@ -164,14 +164,10 @@ make_key(char q, const char *a, const char *b)
 static struct lc_ent *
 store_find(const struct kvs_lcache *c, const char *key)
 {
-	struct kvs_hprobe p;
-	uint32_t v;
+	uint32_t v = kvs_htab_find_str(&c->tab, key, c->ent, sizeof(*c->ent),
+	    offsetof(struct lc_ent, key));
 
-	for (v = kvs_htab_first(&c->tab, kvs_fnv1a(key), &p); v != 0;
-	    v = kvs_htab_next(&c->tab, &p))
-		if (strcmp(c->ent[v - 1].key, key) == 0)
-			return &c->ent[v - 1];
-	return NULL;
+	return v != 0 ? &c->ent[v - 1] : NULL;
 }
 
 /* Take e (its allocations) into the store; a key already there keeps its

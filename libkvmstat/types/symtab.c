@@ -77,14 +77,10 @@ hash_insert(struct kvs_symtab *st, uint32_t idx)
 static const struct sym *
 hash_find(const struct kvs_symtab *st, const char *name)
 {
-	struct kvs_hprobe p;
-	uint32_t v;
+	uint32_t v = kvs_htab_find_str(&st->byname, name, st->syms, sizeof(*st->syms),
+	    offsetof(struct sym, name));
 
-	for (v = kvs_htab_first(&st->byname, kvs_fnv1a(name), &p); v != 0;
-	    v = kvs_htab_next(&st->byname, &p))
-		if (strcmp(st->syms[v - 1].name, name) == 0)
-			return &st->syms[v - 1];
-	return NULL;
+	return v != 0 ? &st->syms[v - 1] : NULL;
 }
 
 /* What the address order needs of a symbol, copied out so the comparison
