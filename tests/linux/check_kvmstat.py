@@ -192,14 +192,20 @@ def check_kcore(kd):
         # A cache the two reads agree on must read the same.  One that
         # changed between them (the reading process's own mm, files and
         # task come and go in that window) must have its slabs and objects
-        # between the two reads; its active count (which includes per-CPU
-        # free objects) is then only bounded by its objects.
+        # between the two reads, give or take what that window allocated
+        # and freed again: the reader's own mappings take maple nodes and
+        # VMAs while it runs and give them back before the second read, so
+        # a cache may hold up to two slabs more than either read saw
+        # (maple_node: 17 slabs before and after, 18 while kvmstat ran).
+        # Its active count (which includes per-CPU free objects) is then
+        # only bounded by its objects.
         if b["line"] == a["line"]:
             ok = o["line"] == b["line"]
         else:
-            ok = all(min(b[f], a[f]) <= o[f] <= max(b[f], a[f])
+            spare = {"num_slabs": 2, "num_objs": 2 * o["objects_per_slab"]}
+            ok = all(min(b[f], a[f]) <= o[f] <= max(b[f], a[f]) + spare[f]
                      for f in ["num_objs", "num_slabs"]) and \
-                0 <= o["active_objs"] <= max(b["num_objs"], a["num_objs"])
+                0 <= o["active_objs"] <= o["num_objs"]
         check(ok, f"kcore: {name} counts outside the guest's before/after",
               f"ours '{o['line']}' before '{b['line']}' after '{a['line']}'")
         if o["line"] == b["line"] == a["line"]:
