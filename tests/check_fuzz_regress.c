@@ -12,7 +12,14 @@
  *     the DWARF index walk endless; the walk now stops there, the lookup
  *     says where, and the types indexed before it still answer;
  *   - histcounter-int-min (fuzz_walk_gprof): a histcounter_type of INT_MIN
- *     was negated (UBSan); it is now refused as not a counter width.
+ *     was negated (UBSan); it is now refused as not a counter width;
+ *   - strtab-nobits-symtab (fuzz_dwarf, CI run of 2026-11-23): a symbol
+ *     table whose string section is SHT_NOBITS (a size, no bytes) was read
+ *     through a NULL pointer by the unindexed name scan (SEGV); such a
+ *     table now has no names, and the types still answer;
+ *   - data16-constant (fuzz_dwarf): a DW_FORM_data16 attribute was decoded
+ *     by shifting a 64-bit value 64 bits and more (UBSan); it now keeps its
+ *     low 64 bits.
  */
 #include <check.h>
 #include <dirent.h>
@@ -60,7 +67,7 @@ static const struct harness {
 	{ "fuzz_walk_gprof", fz_init_walk_gprof, fz_one_walk_gprof, 1 },
 	{ "fuzz_walk_dtrace", fz_init_walk_dtrace, fz_one_walk_dtrace, 0 },
 	{ "fuzz_walk_slub", fz_init_walk_slub, fz_one_walk_slub, 0 },
-	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 2 },
+	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 4 },
 	{ "fuzz_btf", fz_init_btf, fz_one_btf, 0 },
 };
 #define NHARNESS (sizeof(harnesses) / sizeof(harnesses[0]))
@@ -214,6 +221,32 @@ START_TEST(sibling_loop_cut)
 }
 END_TEST
 
+START_TEST(strtab_nobits)
+{
+	const char *good = fixture_path("../dwarf-test/t.exec5");
+	const char *bad = regress_path("fuzz_dwarf/strtab-nobits-symtab");
+	char err[KVS_ERRBUF_SIZE], msg[KVS_ERRBUF_SIZE];
+	kvs_status_t st;
+	uint64_t v;
+	kvs_t *kd;
+
+	/* The intact object names its globals. */
+	kd = kvs_open(good, NULL, KVS_O_KERNEL_ONLY, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "fwd_global", &v, NULL), 0);
+	ck_assert_uint_ne(v, 0);
+	kvs_close(kd);
+	/* The same symbols over a string section without bytes: none found,
+	 * said so, and the DWARF types still answer. */
+	kd = kvs_open(bad, NULL, KVS_O_KERNEL_ONLY, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "fwd_global", &v, NULL), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOSYMBOL);
+	kvs_close(kd);
+	ck_assert_int_eq(type_of(bad, "struct outer", &st, msg, sizeof(msg)), 0);
+}
+END_TEST
+
 /* _gmonparam.histcounter_type = v in a copy of the fbsd14 raw image. */
 START_TEST(histcounter_int_min)
 {
@@ -270,6 +303,7 @@ main(void)
 	tcase_add_test(tc, rnglists_header_refused);
 	tcase_add_test(tc, sibling_loop_cut);
 	tcase_add_test(tc, histcounter_int_min);
+	tcase_add_test(tc, strtab_nobits);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1126,7 +1126,8 @@ fx_le(const uint8_t *p, unsigned n)
 	uint64_t v = 0;
 	unsigned i;
 
-	for (i = 0; i < n; i++)
+	/* a wider constant (DW_FORM_data16) keeps its low 64 bits */
+	for (i = 0; i < n && i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
 }

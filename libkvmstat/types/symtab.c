@@ -223,10 +223,13 @@ scan_find(const struct kvs_symtab *st, const char *name, struct sym *out)
 	Elf_Data *sd;
 
 	/* The native 64-bit table is read in place: a few ns a symbol. */
+	/* (a table or string section of type SHT_NOBITS has a size but no
+	 * bytes: d_buf NULL; such a table takes the slow path, which finds
+	 * no names in it) */
 	if (gelf_getclass(st->elf) == ELFCLASS64 && st->data->d_type == ELF_T_SYM &&
-	    st->data->d_size >= st->nraw * sizeof(Elf64_Sym) &&
+	    st->data->d_buf != NULL && st->data->d_size >= st->nraw * sizeof(Elf64_Sym) &&
 	    (ss = elf_getscn(st->elf, st->link)) != NULL &&
-	    (sd = elf_getdata(ss, NULL)) != NULL && sd->d_size > 0 &&
+	    (sd = elf_getdata(ss, NULL)) != NULL && sd->d_buf != NULL && sd->d_size > 0 &&
 	    ((const char *)sd->d_buf)[sd->d_size - 1] == '\0') {
 		raw = st->data->d_buf;
 		str = sd->d_buf;
