@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,34 +42,56 @@ build_path(const char *rel)
 	return path_join(d ? d : "build", rel);
 }
 
-static char tmpdir[256];
-static pid_t tmpdir_owner;
+static char tmproot[256], tmpdir[300];
+static pid_t tmproot_owner;
 
-/* Only the process that made the directory removes it: Check runs each test
- * in a forked child, and a child's exit must not pull the directory from
- * under its parent. */
+/*
+ * Check runs each test in a forked child, and a child whose test fails
+ * leaves with _exit(), skipping atexit handlers.  So every directory a test
+ * process makes lies inside one root that the suite's own process made
+ * before any test ran (a constructor), and that process removes the root,
+ * with whatever failed children left in it, when it exits.
+ */
 static void
-rm_tmpdir(void)
+rm_tmproot(void)
 {
 	char cmd[300];
-	if (tmpdir[0] != '\0' && getpid() == tmpdir_owner && getenv("KVS_KEEP_TMP") == NULL) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (tmproot[0] != '\0' && getpid() == tmproot_owner && getenv("KVS_KEEP_TMP") == NULL) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
 		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", tmpdir);
+			fprintf(stderr, "could not remove %s\n", tmproot);
 	}
 }
 
+__attribute__((constructor)) static void
+make_tmproot(void)
+{
+	snprintf(tmproot, sizeof(tmproot), "/tmp/kvstest.XXXXXX");
+	if (mkdtemp(tmproot) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+	/* open to search: a test may run a command as nobody in its own
+	 * directory (which it then opens itself); each process's stays 0700 */
+	if (chmod(tmproot, 0755) != 0) {
+		perror(tmproot);
+		abort();
+	}
+	tmproot_owner = getpid();
+	atexit(rm_tmproot);
+}
+
+/* The test's directory, made on first use: a forked test that asks first
+ * gets its own; one forked after its parent asked shares the parent's. */
 const char *
 test_tmpdir(void)
 {
 	if (tmpdir[0] == '\0') {
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/kvstest.XXXXXX");
-		if (mkdtemp(tmpdir) == NULL) {
-			perror("mkdtemp");
+		snprintf(tmpdir, sizeof(tmpdir), "%s/p%ld", tmproot, (long)getpid());
+		if (mkdir(tmpdir, 0700) != 0) {
+			perror(tmpdir);
 			abort();
 		}
-		tmpdir_owner = getpid();
-		atexit(rm_tmpdir);
 	}
 	return tmpdir;
 }
