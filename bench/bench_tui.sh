@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
 secs=${2:-30}
-img=/tmp/kvs-bench-tui.raw
+tdir=$(mktemp -d /tmp/kvs-bench-tui.XXXXXX)
+img=$tdir/image.raw
 "$B/bench/bench_refresh" --image "$img" 2000 64
 sess=kvsbench$$
 tmux new-session -d -s "$sess" -x 100 -y 30 \
@@ -21,7 +22,7 @@ hdr=$(tmux capture-pane -p -t "$sess" | sed -n 3p)
 tmux send-keys -t "$sess" q
 sleep 0.5
 tmux kill-session -t "$sess" 2>/dev/null || true
-rm -f "$img"
+rm -rf "$tdir"
 awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t="$tck" -v secs="$secs" 'BEGIN {
   printf "kvmtop, 2000 types x 64 CPUs, 1 s refresh: %.2f%% of one core over %d s (user %.2fs, sys %.2fs)\n",
     100 * (u + s) / t / secs, secs, u / t, s / t }'

@@ -4,10 +4,13 @@ benches (bench/bench_refresh, bench/bench_uma) count the list's own
 allocations and every malloc/calloc/realloc of the process (the bench
 binaries interpose them) during a refresh after the first.  Both must be 0
 on every grid point run here.  The counts are a fact, not a timing."""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, tempfile
 
 build, fixtures = sys.argv[1], sys.argv[2]
-tmp = os.environ.get("TMPDIR", "/tmp")
+# a directory of this run's own: the benches write their image there, and
+# another run's image of the same name must not be cut short under them
+tmpd = tempfile.TemporaryDirectory(prefix="kvs-steady-")
+tmp = tmpd.name
 runs = [
     [os.path.join(build, "bench", "bench_refresh"), "--json", "--types", "200,2000",
      "--cpus", "8,64", fixtures + "/fbsd14", tmp],
