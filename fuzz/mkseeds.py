@@ -148,6 +148,56 @@ def section(data, want):
     return b""
 
 
+def lc_str(s):
+    if s is None:
+        return struct.pack("<H", 0xffff)
+    b = s.encode()
+    return struct.pack("<H", len(b)) + b
+
+
+def lc_typeinfo(off, size, count, esize, kind, ekind, bsize, boff, tname):
+    return struct.pack("<4Q4I", off, size, count, esize, kind, ekind, bsize, boff) + lc_str(tname)
+
+
+def lc_record(q, status, a, b, body):
+    payload = lc_str(a) + lc_str(b) + body
+    return struct.pack("<BBHI", ord(q), status, 0, 8 + len(payload)) + payload
+
+
+def lcache_file(ident, recs):
+    """A layout cache file: header, identity, records; FNV-1a 64 of all
+    after the 32-byte header."""
+    body = ident.encode() + b"".join(recs)
+    h = 0xcbf29ce484222325
+    for x in body:
+        h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
+    return b"KVSLC001" + struct.pack("<IIIIQ", 32, len(ident.encode()), len(recs), 0, h) + body
+
+
+def lcache_seeds():
+    t = lc_record("T", 0, "struct kmem_cache", None,
+                  lc_typeinfo(0, 200, 0, 0, 1, 0, 0, 0, "struct kmem_cache"))
+    m = lc_record("M", 0, "struct kmem_cache", "size",
+                  lc_typeinfo(24, 4, 0, 0, 3, 0, 0, 0, "unsigned int"))
+    bf = lc_record("M", 0, "struct bits", "b",
+                   lc_typeinfo(0, 4, 0, 0, 3, 0, 3, 5, "unsigned int"))
+    arr = lc_record("M", 0, "struct kmem_cache", "node",
+                    lc_typeinfo(96, 512, 64, 8, 4, 2, 0, 0, "struct kmem_cache_node *[64]"))
+    v = lc_record("V", 0, "slab_caches", None,
+                  lc_typeinfo(0, 16, 0, 0, 1, 0, 0, 0, "struct list_head"))
+    nf = lc_record("T", 1, "struct nosuch", None, lc_str("no type \"struct nosuch\""))
+    mems = [("next", 0, 0, 8, 0, 2, 0, "struct list_head *"),
+            ("prev", 8, 64, 8, 0, 2, 0, "struct list_head *"),
+            (None, 16, 128, 8, 0, 6, 0, "union {...}"),
+            ("flag", 16, 131, 4, 1, 3, 1, "unsigned int")]
+    lbody = struct.pack("<I", len(mems)) + b"".join(
+        lc_str(n) + struct.pack("<3Q3I", off, boff, size, bsize, kind, depth) + lc_str(tn)
+        for n, off, boff, size, bsize, kind, depth, tn in mems)
+    lst = lc_record("L", 0, "struct list_head", None, lbody)
+    return [("empty", []), ("one-type", [t]), ("all", [t, m, bf, arr, v, nf, lst]),
+            ("members", [lst, lst])]
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -208,6 +258,11 @@ def main():
                 "../btf-test/t.pahole"]:
         put("fuzz_btf", os.path.basename(rel), read(rel))
         put("fuzz_btf", os.path.basename(rel) + ".BTF", section(read(rel), b".BTF"))
+    # layout cache: files made here from the format (types/cache.c's
+    # header comment), not by the library: one of every record kind.
+    for name, recs in lcache_seeds():
+        put("fuzz_lcache", name, lcache_file("kvmstat-layouts/1 lib:seed types:btf kernel:x",
+                                             recs))
     for h in sorted(os.listdir(OUT)):
         d = os.path.join(OUT, h)
         files = os.listdir(d)

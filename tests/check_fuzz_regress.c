@@ -50,6 +50,7 @@ HARNESS(walk_dtrace)
 HARNESS(walk_slub)
 HARNESS(dwarf)
 HARNESS(btf)
+HARNESS(lcache)
 
 static const struct harness {
 	const char *name;
@@ -69,6 +70,7 @@ static const struct harness {
 	{ "fuzz_walk_slub", fz_init_walk_slub, fz_one_walk_slub, 0 },
 	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 4 },
 	{ "fuzz_btf", fz_init_btf, fz_one_btf, 0 },
+	{ "fuzz_lcache", NULL, fz_one_lcache, 0 },
 };
 #define NHARNESS (sizeof(harnesses) / sizeof(harnesses[0]))
 
