@@ -513,7 +513,8 @@ static int
 find_os_in_dump(kvs_t *kd)
 {
 	unsigned machine = 0;
-	size_t i;
+	char why[256] = "";
+	size_t i, n;
 
 	kd->src->info(kd->src_priv, &kd->info);
 	for (i = 0; i < kvs_os_count; i++) {
@@ -532,10 +533,15 @@ find_os_in_dump(kvs_t *kd)
 		kd->os = NULL;
 		if (rc != KVS_NOTMINE)
 			return kerr_push(&kd->err, "dump %s", kd->core_path);
+		/* the family's reason, if it gave one, joins the message */
+		n = strlen(why);
+		if (kvs_geterr(kd)[0] != '\0' && n + 3 < sizeof(why))
+			snprintf(why + n, sizeof(why) - n, "%s%s", n ? "; " : "", kvs_geterr(kd));
 		kerr_clear(&kd->err);
 	}
 	kerr_set(&kd->err, KVS_E_FORMAT, "dump %s: no kernel file given (-N), and "
-	    "the dump does not say which kernel it holds (no VMCOREINFO)", kd->core_path);
+	    "the dump does not say which kernel it holds%s%s%s", kd->core_path,
+	    why[0] ? " (" : "", why, why[0] ? ")" : "");
 	return KVS_NOTMINE;
 }
 

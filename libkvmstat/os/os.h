@@ -51,7 +51,9 @@ struct kvs_os_ops {
 	    size_t nsec, uint64_t *used);
 	/* Optional.  No kernel file was given: whether the dump (kd->src and
 	 * kd->info are set) holds a kernel of this family.  0 with *machine
-	 * (the ELF e_machine of its architecture), or KVS_NOTMINE. */
+	 * (the ELF e_machine of its architecture), or KVS_NOTMINE, with the
+	 * handle's error set to what the dump lacks for this family (a few
+	 * words: the message the user sees names them) or clear. */
 	int (*probe_dump)(kvs_t *kd, unsigned *machine);
 	/* Optional, for every dump once it is open, before translation: take
 	 * what the dump says of its kernel (where it was loaded); with no

@@ -236,6 +236,8 @@ lnx_probe_dump(kvs_t *kd, unsigned *machine)
 		return -1;
 	if (rc > 0 || !vi_u64(kd, "PAGESIZE", 10, &v)) {
 		lnx_close(kd);
+		kerr_set(&kd->err, KVS_E_FORMAT, rc > 0 ? "no VMCOREINFO" :
+		    "VMCOREINFO without PAGESIZE");
 		return KVS_NOTMINE;
 	}
 	/* This layer reads x86_64 kernels: its page tables and image map. */
