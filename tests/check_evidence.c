@@ -551,8 +551,22 @@ START_TEST(hostile_bounded)
 			ck_assert_msg(kd != NULL, "%s", err);
 			ck_assert_msg(memstat_kvm_malloc(mtl, kd) == 0, "%s", kvs_geterr(kd));
 			warns[i] = kvs_warnings(kd, NULL);
-			for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt))
-				wrapped_rows += i == 1 && memstat_get_numallocs(mt) > (1ULL << 63);
+			for (mt = memstat_mtl_first(mtl); mt != NULL; mt = memstat_mtl_next(mt)) {
+				if (i != 1 || memstat_get_numallocs(mt) <= (1ULL << 63))
+					continue;
+				wrapped_rows++;
+				/* Summed again, every add checked: per-CPU as read,
+				 * the total as the kernel's own wrapping sum. */
+				{
+					uint64_t n = 0;
+					int c;
+					for (c = 0; c < 64; c++)
+						n += memstat_get_percpu_numallocs(mt, c) == UINT64_MAX - 5;
+					ck_assert_uint_ge(n, 2);
+					ck_assert_uint_eq(memstat_get_percpu_memalloced(mt, 0), UINT64_MAX - 4095);
+					ck_assert_uint_eq(memstat_get_numallocs(mt), n * (UINT64_MAX - 5));
+				}
+			}
 			memstat_mtl_free(mtl);
 			kvs_close(kd);
 		}

@@ -250,9 +250,41 @@ START_TEST(c1_control_in_name_escaped)
 }
 END_TEST
 
+/* Every CPU's counters of the truth's malloc rows (only those whose name
+ * starts with `only`, when given), absent CPUs included (they read 0). */
+static void
+check_percpu(struct memory_type_list *l, json_t *truth, const char *only)
+{
+	json_t *row, *pc;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(json_object_get(truth, "malloc"), "types"), i, row) {
+		struct memory_type *mt = find_addr(l, jget(row, "addr"));
+		if (only != NULL && strncmp(json_string_value(json_object_get(row, "name")), only,
+		    strlen(only)) != 0)
+			continue;
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(row, "numallocs"));
+		ck_assert_uint_eq(memstat_get_memfreed(mt), jget(row, "memfreed"));
+		json_array_foreach(json_object_get(row, "percpu"), k, pc) {
+			int cpu = (int)jget(pc, "cpu");
+			ck_assert_uint_eq(memstat_get_percpu_memalloced(mt, cpu), jget(pc, "memalloced"));
+			ck_assert_uint_eq(memstat_get_percpu_memfreed(mt, cpu), jget(pc, "memfreed"));
+			ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, cpu), jget(pc, "numallocs"));
+			ck_assert_uint_eq(memstat_get_percpu_numfrees(mt, cpu), jget(pc, "numfrees"));
+			ck_assert_uint_eq(memstat_get_percpu_sizemask(mt, cpu), jget(pc, "sizemask"));
+		}
+		/* Past the CPUs the kernel can have: 0. */
+		ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, (int)k + 1000), 0);
+	}
+}
+
 /*
  * Two cores of one kernel taken at two moments: caller slots survive, counts
- * change, new types appear; a failed refresh keeps the earlier contents.
+ * change, new types appear; a failed refresh keeps the earlier contents,
+ * per-CPU counters included.  Then back to the first core: the types only
+ * the second has vanish and keep its counters, per-CPU ones too, over more
+ * refreshes, until they are swept.
  */
 static void
 refresh_pair(const char *dir, const char *core1)
@@ -260,15 +292,18 @@ refresh_pair(const char *dir, const char *core1)
 	char core2[128], rel[256];
 	struct memory_type_list *l = memstat_mtl_alloc();
 	struct memory_type *mt;
-	json_t *t2;
+	json_t *t1, *t2;
 	kvs_t *kd;
-	size_t n1, i;
+	size_t n1, i, k;
 	json_t *row;
 
+	snprintf(rel, sizeof(rel), "%s/truth.json", dir);
+	t1 = load_truth(rel);
 	kd = open_core(dir, core1);
 	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
 	kvs_close(kd);
 	n1 = memstat_mtl_count(l);
+	check_percpu(l, t1, NULL);
 	i = 0;
 	for (mt = memstat_mtl_first(l); mt; mt = memstat_mtl_next(mt), i++) {
 		memstat_set_caller_uint64(mt, 0, memstat_get_kaddr(mt) ^ 0x5a5a);
@@ -297,6 +332,7 @@ refresh_pair(const char *dir, const char *core1)
 		ck_assert_msg(strstr(kvs_geterr(kd), "truncated") != NULL, "%s", kvs_geterr(kd));
 		ck_assert_uint_eq(memstat_mtl_count(l), n1);
 		ck_assert_uint_eq(memstat_get_numallocs(memstat_mtl_first(l)), before);
+		check_percpu(l, t1, NULL);
 		kvs_close(kd);
 	}
 	kd = open_core(dir, core2);
@@ -319,7 +355,25 @@ refresh_pair(const char *dir, const char *core1)
 			ck_assert_uint_ge(memstat_get_percpu_caller_uint64(mt, 0, 3), 1000);
 		}
 	}
+	check_percpu(l, t2, NULL);
+	for (i = 0; i < 3; i++) {
+		kd = open_core(dir, core1);
+		ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+		kvs_close(kd);
+		ck_assert_uint_eq(memstat_mtl_count(l), n1 + 3);
+		check_percpu(l, t1, NULL);
+		json_array_foreach(json_object_get(json_object_get(t2, "malloc"), "types"), k, row) {
+			mt = find_addr(l, jget(row, "addr"));
+			ck_assert_int_eq(memstat_get_vanished(mt),
+			    strncmp(memstat_get_name(mt), "newtype", 7) == 0);
+		}
+		check_percpu(l, t2, "newtype");   /* the vanished: the second core's */
+	}
+	ck_assert_int_eq(memstat_mtl_sweep(l), 3);
+	ck_assert_uint_eq(memstat_mtl_count(l), n1);
+	check_percpu(l, t1, NULL);
 	memstat_mtl_free(l);
+	json_decref(t1);
 	json_decref(t2);
 }
 

@@ -110,6 +110,8 @@ memstat_mtl_find(struct memory_type_list *list, int allocator, const char *name)
 static void
 free_entry(struct memory_type *mt)
 {
+	if (mt->mt_pa_store != NULL)
+		mt->mt_pa_store->refs--;        /* store_gc frees a retired one */
 	free(mt->mt_pa_bank[0]);
 	free(mt->mt_pa_bank[1]);
 	free(mt->mt_pc_bank[0]);
@@ -118,16 +120,46 @@ free_entry(struct memory_type *mt)
 	free(mt);
 }
 
+static void
+store_free(struct mtl_store *st)
+{
+	if (st != NULL) {
+		free(st->rec);
+		free(st);
+	}
+}
+
+/* Free the retired stores no entry views any more. */
+static void
+store_gc(struct memory_type_list *l)
+{
+	struct mtl_store **pp = &l->mtl_st_retired, *st;
+
+	while ((st = *pp) != NULL) {
+		if (st->refs == 0) {
+			*pp = st->next;
+			store_free(st);
+		} else
+			pp = &st->next;
+	}
+}
+
 void
 memstat_mtl_free(struct memory_type_list *list)
 {
 	struct memory_type *mt, *next;
+	int a;
 
 	if (list == NULL)
 		return;
 	for (mt = list->mtl_head; mt != NULL; mt = next) {
 		next = mt->mt_next;
 		free_entry(mt);
+	}
+	store_gc(list);
+	for (a = 0; a < MTL_NALLOC; a++) {
+		store_free(list->mtl_st_shown[a]);
+		store_free(list->mtl_st_spare[a]);
 	}
 	kvs_htab_free(&list->mtl_hash);
 	free(list->mtl_byidx);
@@ -218,7 +250,6 @@ hash_reindex(struct memory_type_list *l)
 		hash_put(l, mt, i++);
 }
 
-#define MTL_NALLOC 4   /* allocators with the counts of mtl_grown/mtl_nof */
 
 static void
 unlink_entry(struct memory_type_list *l, struct memory_type *mt)
@@ -248,8 +279,10 @@ memstat_mtl_sweep(struct memory_type_list *list)
 			n++;
 		}
 	}
-	if (n > 0)
+	if (n > 0) {
 		hash_reindex(list);
+		store_gc(list);
+	}
 	return n;
 }
 
@@ -286,7 +319,11 @@ grow_cpus(struct memory_type_list *l, struct memory_type *mt, unsigned n)
 	    mt->mt_capcpus, n) != 0))
 		return -1;
 	mt->mt_capcpus = n;
-	mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+	if (mt->mt_pa_store == NULL) {
+		mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+		mt->mt_pa_stride = 1;
+		mt->mt_pa_ncpu = n;
+	}
 	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	return 0;
 }
@@ -346,9 +383,18 @@ snapshot(const struct memory_type_list *l, struct memory_type *mt)
 	mt->mt_saved_ndomains = mt->mt_ndomains;
 	mt->mt_saved_percpu_valid = mt->mt_percpu_valid;
 	mt->mt_saved_bank = mt->mt_bank;
+	mt->mt_saved_pa = mt->mt_percpu_alloc;
+	mt->mt_saved_pa_stride = mt->mt_pa_stride;
+	mt->mt_saved_pa_ncpu = mt->mt_pa_ncpu;
+	mt->mt_saved_pa_store = mt->mt_pa_store;
+	if (mt->mt_pa_store != NULL)
+		mt->mt_pa_store->refs--;        /* back with the view on abort */
+	mt->mt_pa_store = NULL;
 	mt->mt_name_saved = false;
 	mt->mt_bank ^= 1;
 	mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+	mt->mt_pa_stride = 1;
+	mt->mt_pa_ncpu = mt->mt_capcpus;
 	mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 }
 
@@ -454,6 +500,77 @@ mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey)
 	mt->mt_namekey = namekey;
 }
 
+/* A store with room for at least nrec records (more, so that a list that
+ * gains a few entries does not reallocate every time). */
+static int
+store_room(struct memory_type_list *l, struct mtl_store **pst, size_t nrec)
+{
+	struct mtl_store *st = *pst;
+	struct mt_percpu_alloc_s *r;
+	size_t cap;
+
+	if (st == NULL) {
+		if ((st = xcalloc(l, 1, sizeof(*st))) == NULL)
+			return -1;
+		*pst = st;
+	}
+	if (nrec <= st->cap)
+		return 0;
+	cap = nrec + nrec / 8;
+	if (cap < nrec || cap > SIZE_MAX / sizeof(*r) ||
+	    (r = xrealloc(l, st->rec, cap * sizeof(*r))) == NULL)
+		return -1;
+	st->rec = r;
+	st->cap = cap;
+	return 0;
+}
+
+int
+mtl_store_reserve(struct memory_type_list *l, int allocator, size_t nrec)
+{
+	if (allocator < 0 || allocator >= MTL_NALLOC)
+		return -1;
+	/* No entry views the spare (a good refresh that filled it made it
+	 * shown; a failed one took its views back): it may move.  The first
+	 * time, the store the second refresh will fill is made too, so that
+	 * it allocates nothing. */
+	if (store_room(l, &l->mtl_st_spare[allocator], nrec) != 0 ||
+	    (l->mtl_st_shown[allocator] == NULL &&
+	    store_room(l, &l->mtl_st_shown[allocator], nrec) != 0)) {
+		l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
+		return -1;
+	}
+	l->mtl_st_spare[allocator]->used = 0;
+	return 0;
+}
+
+struct mt_percpu_alloc_s *
+mtl_store_take(struct memory_type_list *l, int allocator, size_t n)
+{
+	struct mtl_store *st = allocator >= 0 && allocator < MTL_NALLOC ?
+	    l->mtl_st_spare[allocator] : NULL;
+
+	if (st == NULL || n > st->cap - st->used)
+		return NULL;
+	st->used += n;
+	return st->rec + (st->used - n);
+}
+
+void
+mtl_store_view(struct memory_type_list *l, struct memory_type *mt,
+    struct mt_percpu_alloc_s *rec, size_t stride, unsigned ncpu)
+{
+	struct mtl_store *st = l->mtl_st_spare[mt->mt_allocator];
+
+	if (mt->mt_pa_store != NULL)
+		mt->mt_pa_store->refs--;
+	st->refs++;
+	mt->mt_pa_store = st;
+	mt->mt_percpu_alloc = rec;
+	mt->mt_pa_stride = stride;
+	mt->mt_pa_ncpu = ncpu;
+}
+
 void *
 mtl_scratch(struct memory_type_list *l, int which, size_t bytes)
 {
@@ -491,6 +608,21 @@ mtl_refresh_commit(struct memory_type_list *l, int allocator)
 		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
 			if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
 				mt->mt_vanished = true;
+	/* The store this refresh filled is the one shown now; the one it
+	 * replaces is the next spare, unless vanished entries still view it. */
+	if (allocator >= 0 && allocator < MTL_NALLOC && l->mtl_st_spare[allocator] != NULL &&
+	    l->mtl_st_spare[allocator]->refs > 0) {
+		struct mtl_store *old = l->mtl_st_shown[allocator];
+		l->mtl_st_shown[allocator] = l->mtl_st_spare[allocator];
+		l->mtl_st_spare[allocator] = NULL;
+		if (old != NULL && old->refs == 0)
+			l->mtl_st_spare[allocator] = old;
+		else if (old != NULL) {
+			old->next = l->mtl_st_retired;
+			l->mtl_st_retired = old;
+		}
+	}
+	store_gc(l);
 	/* The zone table goes with the entries whose size masks index it. */
 	if (allocator == ALLOCATOR_MALLOC && l->mtl_zones_staged) {
 		l->mtl_zones = l->mtl_zones_new;
@@ -530,11 +662,24 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		}
 		mt->mt_seen_gen = 0;
 		mt->mt_bank = mt->mt_saved_bank;
-		mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+		if (mt->mt_pa_store != NULL)
+			mt->mt_pa_store->refs--;
+		mt->mt_pa_store = mt->mt_saved_pa_store;
+		if (mt->mt_pa_store != NULL) {
+			mt->mt_pa_store->refs++;
+			mt->mt_percpu_alloc = mt->mt_saved_pa;
+			mt->mt_pa_stride = mt->mt_saved_pa_stride;
+			mt->mt_pa_ncpu = mt->mt_saved_pa_ncpu;
+		} else {
+			mt->mt_percpu_alloc = mt->mt_pa_bank[mt->mt_bank];
+			mt->mt_pa_stride = 1;
+			mt->mt_pa_ncpu = mt->mt_capcpus;
+		}
 		mt->mt_percpu_cache = mt->mt_pc_bank[mt->mt_bank];
 	}
 	if (removed)
 		hash_reindex(l);
+	store_gc(l);
 	if (allocator == ALLOCATOR_MALLOC)
 		l->mtl_zones_staged = false;
 	l->mtl_error = error;
@@ -742,7 +887,8 @@ memstat_set_caller_uint64(struct memory_type *mtp, int index, uint64_t value)
 
 #define GETPC(field, name) \
 	uint64_t memstat_get_percpu_##name(const struct memory_type *mtp, int cpu) \
-	{ return pcpu_ok(mtp, cpu) ? mtp->mt_percpu_alloc[cpu].field : 0; }
+	{ return pcpu_ok(mtp, cpu) && (unsigned)cpu < mtp->mt_pa_ncpu ? \
+	    mt_pa(mtp, (unsigned)cpu)->field : 0; }
 GETPC(mtp_memalloced, memalloced)
 GETPC(mtp_memfreed, memfreed)
 GETPC(mtp_numallocs, numallocs)

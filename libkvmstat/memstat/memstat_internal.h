@@ -13,7 +13,10 @@
  * the entry; a failed refresh restores the entries it touched (their name
  * too, if it changed) and drops those it created, so the caller keeps the
  * last good picture.  Per-CPU counters are not copied: each entry has two
- * banks and a refresh writes the one not shown.  Once every kernel object
+ * banks and a refresh writes the one not shown, or (a walker that reads
+ * many types' records in runs) the list keeps two stores and a refresh
+ * writes every entry's records into the one not shown, in reading order
+ * (struct mtl_store).  Once every kernel object
  * has its entry, a refresh allocates nothing (l->mtl_alloc_events counts
  * the library's allocations for the list so tests can check this).  The hash and its index
  * array only grow: removals (sweep, abort) re-index the survivors in place,
@@ -31,7 +34,9 @@
  *                   mtl_set_name(mt, name, nameptr);
  *           fill mt->mt_* (+=, |= are fine: they start at 0) and, when
  *           mt->mt_percpu_valid, mt->mt_percpu_alloc[c] / mt_percpu_cache[c]
- *           for c < maxcpus;
+ *           for c < maxcpus (or the alloc counters in the store:
+ *           mtl_store_reserve, _take, and mtl_store_view once nothing can
+ *           fail);
  *   mtl_refresh_commit(l, ALLOCATOR_X);          or on any failure
  *   mtl_refresh_abort(l, ALLOCATOR_X, MEMSTAT_ERROR_...);
  *
@@ -75,6 +80,7 @@
 
 #define MEMSTAT_ZONES_MAX 64
 #define MEMSTAT_MAXDOMAINS 8
+#define MTL_NALLOC 4   /* allocators with the counts of mtl_grown/mtl_nof */
 
 /* Library-owned per-CPU counters.  Unlike libmemstat, the per-CPU caller
  * slots live apart (struct mt_percpu_caller_s, allocated when a caller first
@@ -134,13 +140,24 @@ struct memory_type {
 	void *mt_caller_pointer[MEMSTAT_MAXCALLER];
 	uint64_t mt_caller_uint64[MEMSTAT_MAXCALLER];
 
-	struct mt_percpu_alloc_s *mt_percpu_alloc;   /* [mt_capcpus], = mt_pa_bank[mt_bank] */
+	/* CPU c's alloc counters are mt_percpu_alloc[c * mt_pa_stride] for
+	 * c < mt_pa_ncpu (0 above): a bank (stride 1, every slot), or a view
+	 * into the list's per-CPU store (mt_pa_store, see struct mtl_store). */
+	struct mt_percpu_alloc_s *mt_percpu_alloc;
+	size_t mt_pa_stride;
+	unsigned mt_pa_ncpu;
+	struct mtl_store *mt_pa_store;
 	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus], = mt_pc_bank[mt_bank] */
 	/* Per-CPU counters are double-buffered: a refresh fills the other bank
-	 * and a failed one switches back, so nothing is copied for rollback. */
+	 * (or store) and a failed one switches back, so nothing is copied for
+	 * rollback. */
 	struct mt_percpu_alloc_s *mt_pa_bank[2];
 	struct mt_percpu_cache_s *mt_pc_bank[2];
 	int mt_bank, mt_saved_bank;
+	struct mt_percpu_alloc_s *mt_saved_pa;       /* the view before, when */
+	size_t mt_saved_pa_stride;                   /* it was in a store */
+	unsigned mt_saved_pa_ncpu;
+	struct mtl_store *mt_saved_pa_store;
 	struct mt_percpu_caller_s *mt_percpu_caller; /* [mt_capcpus] or NULL */
 
 	/* Bookkeeping. */
@@ -165,6 +182,26 @@ struct memory_type {
 	bool mt_block_saved;
 	char mt_saved_name[MEMTYPE_MAXNAME];
 	uint64_t mt_saved_namekey;
+};
+
+/*
+ * A per-CPU store: one block of alloc records that a walker fills in one
+ * refresh, for every entry it refreshes, in the order it reads them (so a
+ * refresh writes it from start to end instead of scattering records over
+ * one bank per entry).  Entries view their records in it (mt_percpu_alloc,
+ * mt_pa_stride); refs counts them.  Per allocator, the list keeps the
+ * store the last good refresh filled (shown) and a spare the next refresh
+ * fills: a failed refresh leaves the shown one alone, a good one makes the
+ * spare shown.  The store it replaces is the next spare once no entry views
+ * it; an entry that vanished still does, so that store is kept (retired)
+ * until the last such entry is swept, and the next refresh allocates a new
+ * spare.  In steady state nothing is allocated.
+ */
+struct mtl_store {
+	struct mt_percpu_alloc_s *rec;
+	size_t cap, used;               /* records */
+	size_t refs;                    /* entries viewing it */
+	struct mtl_store *next;         /* on mtl_st_retired */
 };
 
 /* A malloc(9) zone-size table (kmemzones), sentinel included. */
@@ -204,9 +241,11 @@ struct memory_type_list {
 	 * per allocator (index < MTL_NALLOC), the per-CPU slots every entry
 	 * has at least, and how many entries there are; entries first touched
 	 * by the current refresh. */
-	unsigned mtl_grown[4];
-	size_t mtl_nof[4];
-	size_t mtl_touched[4];
+	unsigned mtl_grown[MTL_NALLOC];
+	size_t mtl_nof[MTL_NALLOC];
+	size_t mtl_touched[MTL_NALLOC];
+	/* Per-CPU stores (struct mtl_store), per allocator. */
+	struct mtl_store *mtl_st_shown[MTL_NALLOC], *mtl_st_spare[MTL_NALLOC], *mtl_st_retired;
 	/* Walkers' per-refresh working space (mtl_scratch), kept between
 	 * refreshes so that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[3];
@@ -238,6 +277,25 @@ KVS_HIDDEN void mtl_set_list_zones(struct memory_type_list *l, const size_t *siz
 /* Publish zone sizes process-wide at once, bypassing any list: for callers
  * with no list at hand.  The list's own table is left alone. */
 KVS_HIDDEN void mtl_set_zones(const size_t *sizes, size_t n);
+/* Per-CPU store (struct mtl_store) for a store-filling walker of
+ * `allocator`, after mtl_refresh_begin.  mtl_store_reserve makes room for
+ * nrec records in the spare, which this refresh fills (-1: out of memory,
+ * error set); mtl_store_take hands out n consecutive ones of them (NULL
+ * past what was reserved).  Their content is the walker's to write, all of
+ * it.  mtl_store_view makes an entry show `ncpu` CPUs' records, CPU c's at
+ * rec[c * stride] of records taken in this refresh: once nothing can fail
+ * (a failed refresh puts back the entry's old view, not this one). */
+KVS_HIDDEN int mtl_store_reserve(struct memory_type_list *l, int allocator, size_t nrec);
+KVS_HIDDEN struct mt_percpu_alloc_s *mtl_store_take(struct memory_type_list *l, int allocator,
+    size_t n);
+KVS_HIDDEN void mtl_store_view(struct memory_type_list *l, struct memory_type *mt,
+    struct mt_percpu_alloc_s *rec, size_t stride, unsigned ncpu);
+/* The alloc record of CPU c (c < mt->mt_pa_ncpu) in the entry's view. */
+static inline struct mt_percpu_alloc_s *
+mt_pa(const struct memory_type *mt, unsigned c)
+{
+	return &mt->mt_percpu_alloc[(size_t)c * mt->mt_pa_stride];
+}
 /* Working space `which` (0, 1 or 2) of at least `bytes` for a walker's
  * refresh, its contents kept only up to the old length when it grows (then
  * counted in mtl_alloc_events); NULL when out of memory.  Valid until the

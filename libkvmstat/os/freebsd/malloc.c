@@ -310,7 +310,10 @@ struct pitem {
 	 * the entries are large and far apart. */
 	uint64_t alloced, freed, nallocs, nfrees, mask;
 	bool wrapped;                     /* a sum passed 2^64 */
-	struct mt_percpu_alloc_s *pa;     /* the entry's bank, or NULL */
+	bool recheck;                     /* values too large for the fast sum */
+	bool percpu;                      /* the entry keeps per-CPU counters: */
+	struct mt_percpu_alloc_s *pa;     /* CPU c's at pa[c * pstride], in the */
+	size_t pstride;                   /* list's store (NULL: not yet placed) */
 };
 
 struct pending {
@@ -349,7 +352,7 @@ pending_add(kvs_t *kd, struct memory_type_list *list, const struct mlayout *L,
 	memset(&pd->item[pd->n], 0, sizeof(pd->item[pd->n]));
 	pd->item[pd->n].mt = mt;
 	pd->item[pd->n].base = base;
-	pd->item[pd->n].pa = mt->mt_percpu_valid ? mt->mt_percpu_alloc : NULL;
+	pd->item[pd->n].percpu = mt->mt_percpu_valid;
 	pd->rec[pd->n].addr = base;
 	pd->rec[pd->n].item = (uint32_t)pd->n;
 	pd->rec[pd->n].slot = 0;
@@ -383,18 +386,14 @@ pending_one(const struct mlayout *L, struct pitem *it, int c, const uint8_t *st)
 	it->wrapped |= __builtin_add_overflow(it->nfrees, v[3], &it->nfrees);
 	it->mask |= v[4];
 	if (it->pa != NULL)
-		memcpy(&it->pa[c], v, sizeof(v));
+		memcpy(&it->pa[(size_t)c * it->pstride], v, sizeof(v));
 }
 
 static void
 pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 {
-	bool all = true;
 	size_t i;
-	int c;
 
-	for (c = 0; c <= cpus->maxid; c++)
-		all = all && kcpu_present(cpus, c);
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		struct memory_type *mt = it->mt;
@@ -407,13 +406,81 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 		mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
 		mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
 		flag_implausible(kd, mt, it->wrapped);
-		/* The list left the bank as it was (MTL_PCPU_FILLED): the
-		 * CPUs not present read 0. */
-		if (it->pa != NULL && !all)
-			for (c = 0; c <= cpus->maxid; c++)
-				if (!kcpu_present(cpus, c))
-					memset(&it->pa[c], 0, sizeof(it->pa[c]));
+		if (it->pa != NULL)
+			mtl_store_view(pd->list, mt, it->pa, it->pstride,
+			    (unsigned)cpus->maxid + 1);
 	}
+}
+
+/* Sums of one type's records over the CPUs of a run, four counters side by
+ * side so that one vector add takes a record, and the OR of every value
+ * added, which bounds the sum (see run_fold). */
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+struct racc {
+	v4u64 sum, any;
+	uint64_t mask;
+	size_t off;                       /* of the record in the run */
+	struct mt_percpu_alloc_s *pa;     /* CPU 0's record in the store, or NULL */
+};
+
+/* Records per run, and so the size of the working space beside the run
+ * (struct racc per record).  A run is read into a buffer CPU after CPU and
+ * summed while it is still in the L1 cache. */
+#define RUN_SPAN 8192
+
+/* A run's sums go to their items.  n values each below 2^(64-b), with
+ * n <= 2^b, cannot pass 2^64: a type whose values are not that small is
+ * summed again with every add checked (pending_recheck). */
+static void
+run_fold(struct pitem *it, const struct racc *a, uint64_t bigbits)
+{
+	uint64_t any = a->any[0] | a->any[1] | a->any[2] | a->any[3];
+
+	if (any & bigbits)
+		it->recheck = true;
+	it->wrapped |= __builtin_add_overflow(it->alloced, a->sum[0], &it->alloced);
+	it->wrapped |= __builtin_add_overflow(it->freed, a->sum[1], &it->freed);
+	it->wrapped |= __builtin_add_overflow(it->nallocs, a->sum[2], &it->nallocs);
+	it->wrapped |= __builtin_add_overflow(it->nfrees, a->sum[3], &it->nfrees);
+	it->mask |= a->mask;
+}
+
+/* Read and sum one type's records CPU by CPU, every add checked. */
+static int
+pending_one_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
+    struct pitem *it)
+{
+	uint8_t st[512];
+	int c;
+
+	it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0;
+	it->wrapped = false;
+	for (c = 0; c <= cpus->maxid; c++) {
+		if (!kcpu_present(cpus, c))
+			continue;
+		if (kvs_read(kd, it->base + (uint64_t)c * L->pcpu_stride, st, L->st_size) != 0) {
+			kerr_push(&kd->err, "CPU %d statistics", c);
+			return kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx",
+			    it->mt->mt_name, (unsigned long long)it->mt->mt_kaddr);
+		}
+		pending_one(L, it, c, st);
+	}
+	return 0;
+}
+
+/* Room in the list's per-CPU store for every CPU of the types that keep
+ * per-CPU counters. */
+static int
+pending_reserve(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
+{
+	size_t i, nv = 0, ncpu = (size_t)cpus->maxid + 1;
+
+	for (i = 0; i < pd->n; i++)
+		nv += pd->item[i].percpu;
+	if (nv > 0 && (nv > SIZE_MAX / ncpu ||
+	    mtl_store_reserve(pd->list, ALLOCATOR_MALLOC, nv * ncpu) != 0))
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	return 0;
 }
 
 /* Read the statistics of the pending types into their pitems (the entries
@@ -421,89 +488,116 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 static int
 pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, struct pending *pd)
 {
-	/* Every CPU's copy of a run goes into one buffer of about 1 MiB, and
-	 * then each type takes its records CPU after CPU: its per-CPU slots are
-	 * written in order, and its sums stay in registers. */
-	size_t ncpu = (size_t)cpus->maxid + 1, maxspan = (1024 << 10) / ncpu;
-	size_t i, j, k;
-	uint8_t st[512], *big;
-	int c;
+	/* Each run of neighbouring records is read CPU after CPU into a
+	 * buffer the size of a run and summed from there while it is hot.
+	 * The per-CPU records of the run's types go to the list's store, CPU
+	 * after CPU: the store is written from start to end. */
+	size_t ncpu = (size_t)cpus->maxid + 1, maxrec = RUN_SPAN / L->st_size + 1;
+	size_t i, j, k, need;
+	uint64_t bigbits;
+	uint8_t *run;
+	struct racc *acc;
+	int c, b;
 
-	if (maxspan > 16384)
-		maxspan = 16384;
-	if (maxspan < L->st_size)
-		maxspan = L->st_size;
-	/* The buffer is first the sort's working space. */
-	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan > pd->n * sizeof(struct krec) ?
-	    ncpu * maxspan : pd->n * sizeof(struct krec))) == NULL)
+	for (b = 0; b < 63 && ((size_t)1 << b) < ncpu; b++)
+		;
+	bigbits = ~0ULL << (64 - (b == 0 ? 1 : b));
+	need = RUN_SPAN + 64 + maxrec * sizeof(struct racc) + 32;
+	if (need < pd->n * sizeof(struct krec))
+		need = pd->n * sizeof(struct krec);
+	if (pending_reserve(kd, cpus, pd) != 0)
+		return -1;
+	/* The working space is first the sort's. */
+	if ((run = mtl_scratch(pd->list, 2, need)) == NULL)
 		goto per_type;
-	krec_sort(pd->rec, pd->n, (struct krec *)(void *)big);
+	krec_sort(pd->rec, pd->n, (struct krec *)(void *)run);
+	acc = (struct racc *)(void *)(((uintptr_t)run + RUN_SPAN + 64 + 31) & ~(uintptr_t)31);
 	for (i = 0; i < pd->n; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
-		size_t len;
-		j = krec_run(pd->rec, pd->n, i, L->st_size, maxspan, &hi);
+		struct mt_percpu_alloc_s *blk;
+		size_t len, mv = 0;
+		j = krec_run(pd->rec, pd->n, i, L->st_size, RUN_SPAN, &hi);
 		len = (size_t)(hi - lo);
-		for (c = 0; c <= cpus->maxid; c++)
-			if (kcpu_present(cpus, c) && kvs_read(kd, lo + (uint64_t)c * L->pcpu_stride,
-			    big + (size_t)c * len, len) != 0)
-				goto per_type;
+		for (k = i; k < j; k++)
+			mv += pd->item[pd->rec[k].item].percpu;
+		blk = mv > 0 ? mtl_store_take(pd->list, ALLOCATOR_MALLOC, mv * ncpu) : NULL;
+		for (k = i, mv = 0; k < j; k++) {
+			struct racc *a = &acc[k - i];
+			struct pitem *it = &pd->item[pd->rec[k].item];
+			memset(a, 0, sizeof(*a));
+			a->off = (size_t)(pd->rec[k].addr - lo);
+			it->pa = NULL;
+			if (it->percpu && blk != NULL) {
+				a->pa = it->pa = blk + mv++;
+				it->pstride = 0;        /* set below: mv is the stride */
+			}
+		}
 		for (k = i; k < j; k++) {
 			struct pitem *it = &pd->item[pd->rec[k].item];
-			const uint8_t *rec = big + (pd->rec[k].addr - lo);
+			if (it->pa != NULL)
+				it->pstride = mv;
+		}
+		for (c = 0; c <= cpus->maxid; c++) {
+			size_t row = (size_t)c * mv;
+			if (!kcpu_present(cpus, c)) {
+				if (mv > 0)             /* absent CPUs read 0 */
+					memset(blk + row, 0, mv * sizeof(*blk));
+				continue;
+			}
+			if (kvs_read(kd, lo + (uint64_t)c * L->pcpu_stride, run, len) != 0)
+				goto per_type;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			if (L->canonical) {
-				/* The kernel's record is the entry's per-CPU record:
-				 * copied as it is, summed from where it lies. */
-				struct mt_percpu_alloc_s *pa = it->pa;
-				uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, x[5];
-				bool w = false;     /* a sum passed 2^64 (flagged) */
-				for (c = 0; c <= cpus->maxid; c++) {
-					if (!kcpu_present(cpus, c))
-						continue;
-					memcpy(x, rec + (size_t)c * len, sizeof(x));
-					w |= __builtin_add_overflow(s0, x[0], &s0);
-					w |= __builtin_add_overflow(s1, x[1], &s1);
-					w |= __builtin_add_overflow(s2, x[2], &s2);
-					w |= __builtin_add_overflow(s3, x[3], &s3);
-					s4 |= x[4];
-					if (pa != NULL)
-						memcpy(&pa[c], rec + (size_t)c * len, sizeof(pa[c]));
+				/* The kernel's record is the entry's per-CPU
+				 * record: summed and copied as it lies. */
+				struct racc *a = acc, *aend = acc + (j - i);
+				for (; a < aend; a++) {
+					const uint8_t *rec = run + a->off;
+					v4u64 v;
+					uint64_t m;
+					memcpy(&v, rec, sizeof(v));
+					memcpy(&m, rec + 32, sizeof(m));
+					a->sum += v;
+					a->any |= v;
+					a->mask |= m;
+					if (a->pa != NULL)
+						memcpy(&a->pa[row], rec, sizeof(*a->pa));
 				}
-				w |= __builtin_add_overflow(it->alloced, s0, &it->alloced);
-				w |= __builtin_add_overflow(it->freed, s1, &it->freed);
-				w |= __builtin_add_overflow(it->nallocs, s2, &it->nallocs);
-				w |= __builtin_add_overflow(it->nfrees, s3, &it->nfrees);
-				it->wrapped |= w;
-				it->mask |= s4;
 				continue;
 			}
 #endif
-			for (c = 0; c <= cpus->maxid; c++)
-				if (kcpu_present(cpus, c))
-					pending_one(L, it, c, rec + (size_t)c * len);
+			for (k = i; k < j; k++)
+				pending_one(L, &pd->item[pd->rec[k].item], c,
+				    run + (pd->rec[k].addr - lo));
 		}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (L->canonical)
+			for (k = i; k < j; k++)
+				run_fold(&pd->item[pd->rec[k].item], &acc[k - i], bigbits);
+#endif
 	}
+	/* Values too large to rule out a wrapped sum: those types again,
+	 * every add checked (a corrupt or absurd dump; never in practice). */
+	for (i = 0; i < pd->n; i++)
+		if (pd->item[i].recheck && pending_one_type(kd, L, cpus, &pd->item[i]) != 0)
+			return -1;
 	return 0;
 
 per_type:
 	/* Something in a run could not be read: read type by type, in list
 	 * order, so that the error (if any) names the first type and CPU that
-	 * fail, as reading each type in turn would. */
+	 * fail, as reading each type in turn would.  Each type's records then
+	 * lie CPU after CPU in the store, absent CPUs zero. */
+	if (pending_reserve(kd, cpus, pd) != 0)
+		return -1;
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
-		it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0;
-		it->wrapped = false;
-		for (c = 0; c <= cpus->maxid; c++) {
-			if (!kcpu_present(cpus, c))
-				continue;
-			if (kvs_read(kd, it->base + (uint64_t)c * L->pcpu_stride, st,
-			    L->st_size) != 0) {
-				kerr_push(&kd->err, "CPU %d statistics", c);
-				return kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx",
-				    it->mt->mt_name, (unsigned long long)it->mt->mt_kaddr);
-			}
-			pending_one(L, it, c, st);
-		}
+		it->pa = it->percpu ? mtl_store_take(pd->list, ALLOCATOR_MALLOC, ncpu) : NULL;
+		it->pstride = 1;
+		if (it->pa != NULL)
+			memset(it->pa, 0, ncpu * sizeof(*it->pa));
+		if (pending_one_type(kd, L, cpus, it) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -610,10 +704,11 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	if (mtl_refresh_begin(list, ALLOCATOR_MALLOC, maxcpus) != 0)
 		return -1;
-	/* 12 and 13+ write every CPU's slot (pending_one, pending_finish);
-	 * no generation writes the caches' slots. */
+	/* 12 and 13+ put their per-CPU counters in the list's store
+	 * (pending_stats, pending_finish): the banks are not shown, so not
+	 * cleared; no generation writes the caches' slots. */
 	if (L.gen == MGEN_12 || L.gen == MGEN_13) {
-		list->mtl_fill_alloc = MTL_PCPU_FILLED;
+		list->mtl_fill_alloc = MTL_PCPU_UNUSED;
 		list->mtl_defer_counters = true;        /* pending_finish */
 	}
 	list->mtl_fill_cache = MTL_PCPU_UNUSED;
