@@ -78,8 +78,9 @@ bench_image(const char *fixdir, const char *path, int *fd)
 
 /* ------------------------------------------- counting reads and mallocs
  *
- * The refresh benches link with -Wl,--wrap=kvs_read, so every kvs_read the
- * library's walkers (and the naive baseline) make goes through here, and
+ * The refresh benches link with -Wl,--wrap=kvs_read (and kvs_peek), so every
+ * kvs_read the library's walkers (and the naive baseline) make goes through
+ * here, and
  * they define malloc/calloc/realloc in the executable, which glibc lets
  * replace its own for the whole process (shared libraries included).  Both
  * only count while bench_counting is set: the timed runs count nothing. */
@@ -109,6 +110,24 @@ __wrap_kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 			bench_rec[bench_nrec++] = (struct bench_rec){ kva, len };
 	}
 	return __real_kvs_read(kd, kva, buf, len);
+}
+
+/* Bytes a walker sums where they lie in the dump (kvs_peek) count as read
+ * too: the floors below copy them like the rest. */
+const void *__real_kvs_peek(kvs_t *kd, uint64_t kva, size_t len);
+const void *__wrap_kvs_peek(kvs_t *kd, uint64_t kva, size_t len);
+const void *
+__wrap_kvs_peek(kvs_t *kd, uint64_t kva, size_t len)
+{
+	const void *p = __real_kvs_peek(kd, kva, len);
+
+	if (bench_counting && p != NULL) {
+		bench_nreads++;
+		bench_nbytes += len;
+		if (bench_nrec < BENCH_MAXREC)
+			bench_rec[bench_nrec++] = (struct bench_rec){ kva, len };
+	}
+	return p;
 }
 
 /*

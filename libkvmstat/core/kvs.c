@@ -927,6 +927,19 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	return 0;
 }
 
+const void *
+kvs_peek(kvs_t *kd, uint64_t kva, size_t len)
+{
+	uint64_t pa, run;
+
+	if (kd->shrunk || kd->info.virtual_only || kd->src->map_phys == NULL ||
+	    translate(kd, kva, &pa, &run) != 0) {
+		kerr_clear(&kd->err);
+		return NULL;
+	}
+	return len <= run ? kd->src->map_phys(kd->src_priv, pa, len) : NULL;
+}
+
 int
 kvs_read(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 {

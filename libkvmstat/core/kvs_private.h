@@ -122,6 +122,11 @@ kvs_slide(const kvs_t *kd, uint64_t link_addr)
 }
 /* A string of the kernel file's initialised data at addr (0, or -1). */
 KVS_HIDDEN int kvs_kernel_file_string(kvs_t *kd, uint64_t addr, char *buf, size_t len);
+/* The len bytes at kva where they lie in the dump's mapping, when they lie
+ * there in one piece (one translation, a source that maps its file): a
+ * pointer valid until the next kvs_tlb_flush or close; NULL otherwise (then
+ * kvs_read them; nothing is reported).  Read-only memory: never written. */
+KVS_HIDDEN const void *kvs_peek(kvs_t *kd, uint64_t kva, size_t len);
 /* Read physical memory through the source, without clearing the error. */
 KVS_HIDDEN int kvs_phys_read(kvs_t *kd, uint64_t pa, void *buf, size_t len);
 KVS_HIDDEN void kvs_modules_close(kvs_t *kd);

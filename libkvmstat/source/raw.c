@@ -101,6 +101,16 @@ raw_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return 0;
 }
 
+static const void *
+raw_map(void *priv, uint64_t pa, size_t len)
+{
+	struct raw *r = priv;
+
+	if (r->view != NULL || r->map == NULL || pa >= r->len || len > r->len - pa)
+		return NULL;
+	return r->map + pa;
+}
+
 /*
  * Before each refresh: an image another process rewrites may also have been
  * cut short, and touching mapped pages past its end would raise SIGBUS.  Only
@@ -139,6 +149,7 @@ const struct kvs_source_ops kvs_source_raw = {
 	.name = "raw",
 	.open = raw_open,
 	.read_phys = raw_read,
+	.map_phys = raw_map,
 	.info = raw_info,
 	.refresh = raw_refresh,
 	.close = raw_close,

@@ -93,6 +93,12 @@ struct kvs_source_ops {
 	 * file can change under it re-checks what it may read. */
 	void (*refresh)(void *priv);
 	void (*close)(void *priv);
+	/* Optional: where len bytes of physical memory from pa lie in the
+	 * source's own mapping, when they lie there in one piece as they are
+	 * (no decompression, no view); NULL otherwise, e untouched.  Valid
+	 * until the next refresh or close.  Lets a walker sum records where
+	 * they lie instead of copying them first (kvs_peek). */
+	const void *(*map_phys)(void *priv, uint64_t pa, size_t len);
 	/* Optional: another file of the same dump (the parts of a split
 	 * kdump), mapped like the first.  0, or -1 with e set. */
 	int (*add_part)(void *priv, const struct kvs_open_args *a, struct kvs_error *e);

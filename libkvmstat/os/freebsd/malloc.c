@@ -515,6 +515,7 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 	for (i = 0; i < pd->n; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
 		struct mt_percpu_alloc_s *blk;
+		const uint8_t *src;
 		size_t len, mv = 0;
 		j = krec_run(pd->rec, pd->n, i, L->st_size, RUN_SPAN, &hi);
 		len = (size_t)(hi - lo);
@@ -544,15 +545,20 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 					memset(blk + row, 0, mv * sizeof(*blk));
 				continue;
 			}
-			if (kvs_read(kd, lo + (uint64_t)c * L->pcpu_stride, run, len) != 0)
-				goto per_type;
+			/* Where the records lie in the dump, or a copy. */
+			src = kvs_peek(kd, lo + (uint64_t)c * L->pcpu_stride, len);
+			if (src == NULL) {
+				if (kvs_read(kd, lo + (uint64_t)c * L->pcpu_stride, run, len) != 0)
+					goto per_type;
+				src = run;
+			}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			if (L->canonical) {
 				/* The kernel's record is the entry's per-CPU
 				 * record: summed and copied as it lies. */
 				struct racc *a = acc, *aend = acc + (j - i);
 				for (; a < aend; a++) {
-					const uint8_t *rec = run + a->off;
+					const uint8_t *rec = src + a->off;
 					v4u64 v;
 					uint64_t m;
 					memcpy(&v, rec, sizeof(v));
@@ -568,7 +574,7 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 #endif
 			for (k = i; k < j; k++)
 				pending_one(L, &pd->item[pd->rec[k].item], c,
-				    run + (pd->rec[k].addr - lo));
+				    src + (pd->rec[k].addr - lo));
 		}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		if (L->canonical)
