@@ -49,6 +49,23 @@ expect_bytes(const uint8_t *got, uint64_t pa, size_t len)
 	}
 }
 
+/* A source's map_phys where it must answer (bytes as the model says) and
+ * where it must not (NULL: not dumped, zeros not in the file, pieces not
+ * side by side in it). */
+static void
+expect_mapped(const struct kvs_source_ops *ops, void *priv, uint64_t pa, size_t len,
+    bool mapped)
+{
+	const uint8_t *p;
+
+	ck_assert_ptr_nonnull(ops->map_phys);
+	p = ops->map_phys(priv, pa, len);
+	ck_assert_msg((p != NULL) == mapped, "%s map_phys(0x%llx, %zu): %s", ops->name,
+	    (unsigned long long)pa, len, p != NULL ? "mapped" : "NULL");
+	if (p != NULL)
+		expect_bytes(p, pa, len);
+}
+
 /* ------------------------------------------------------------ mapping */
 
 /* What kvs.c does before probing: open O_RDONLY, fstat, map whole. */
@@ -264,11 +281,17 @@ md_check(const struct md *d, const char *name)
 			ck_assert_msg(rc == 0, "bit %llu pa 0x%llx: %s", (unsigned long long)i,
 			    (unsigned long long)pa, e.msg);
 			expect_bytes(page, pa, PG);
+			expect_mapped(&kvs_source_minidump, priv, pa, PG, true);
+			expect_mapped(&kvs_source_minidump, priv, pa + 40, 8, true);
 			ndump++;
 			/* A read running into the next page: fine if dumped, else
 			 * the fault is the first missing byte. */
 			kerr_clear(&e);
 			rc = kvs_source_minidump.read_phys(priv, pa + PG - 12, page, 24, &e);
+			/* Pages dumped side by side lie side by side in the file. */
+			expect_mapped(&kvs_source_minidump, priv, pa + PG - 12, 24,
+			    i + 1 < d->nbits && bit_set(d->bitmap, i + 1) &&
+			    bit_pa(d, i + 1) == pa + PG);
 			if (i + 1 < d->nbits && bit_set(d->bitmap, i + 1) &&
 			    bit_pa(d, i + 1) == pa + PG) {
 				ck_assert_int_eq(rc, 0);
@@ -282,6 +305,7 @@ md_check(const struct md *d, const char *name)
 		} else {
 			char want[64];
 			ck_assert_int_eq(rc, -1);
+			expect_mapped(&kvs_source_minidump, priv, pa, 8, false);
 			ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
 			ck_assert(e.fault_valid);
 			ck_assert_uint_eq(e.fault_addr, pa);
@@ -606,7 +630,13 @@ START_TEST(elf_full_dump)
 	for (pa = 0; pa < 0x9f000; pa += 0x1f08) {
 		ck_assert_int_eq(kvs_source_elfdump.read_phys(priv, pa, buf, 64, &e), 0);
 		expect_bytes(buf, pa, 64);
+		expect_mapped(&kvs_source_elfdump, priv, pa, 64, true);
 	}
+	expect_mapped(&kvs_source_elfdump, priv, 0x11fff0, 16, true);
+	expect_mapped(&kvs_source_elfdump, priv, 0x11fff8, 16, false);  /* zeros past p_filesz */
+	expect_mapped(&kvs_source_elfdump, priv, 0x121ff8, 8, false);
+	expect_mapped(&kvs_source_elfdump, priv, 0xa0000, 8, false);    /* a hole */
+	expect_mapped(&kvs_source_elfdump, priv, 0x9eff8, 16, false);   /* runs into it */
 	ck_assert_int_eq(kvs_source_elfdump.read_phys(priv, 0x11fff0, buf, 16, &e), 0);
 	expect_bytes(buf, 0x11fff0, 16);
 	/* Across p_filesz into the p_memsz tail: zeros. */
@@ -801,6 +831,11 @@ START_TEST(raw_image)
 	ck_assert_ptr_null(in.pt);
 	ck_assert_int_eq(kvs_source_raw.read_phys(priv, 0x2ff0, buf, 32, &e), 0);
 	expect_bytes(buf, 0x2ff0, 32);
+	expect_mapped(&kvs_source_raw, priv, 0x2ff0, 32, true);
+	expect_mapped(&kvs_source_raw, priv, 0, 8 * PG, true);
+	expect_mapped(&kvs_source_raw, priv, 8 * PG, 8, false);
+	expect_mapped(&kvs_source_raw, priv, 8 * PG - 4, 8, false);
+	expect_mapped(&kvs_source_raw, priv, UINT64_MAX - 2, 8, false);
 	/* Past the end, and a read that runs off the end. */
 	ck_assert_int_eq(kvs_source_raw.read_phys(priv, 8 * PG, buf, 8, &e), -1);
 	ck_assert_int_eq(e.status, KVS_E_NOTDUMPED);
@@ -821,6 +856,8 @@ START_TEST(raw_image)
 		uint64_t got = 0;
 		ck_assert_int_eq(pwrite(wfd, &v, 8, 0x5008), 8);
 		ck_assert_int_eq(kvs_source_raw.read_phys(priv, 0x5008, &got, 8, &e), 0);
+		ck_assert_uint_eq(got, v);
+		memcpy(&got, kvs_source_raw.map_phys(priv, 0x5008, 8), 8);
 		ck_assert_uint_eq(got, v);
 	}
 	close(wfd);

@@ -62,6 +62,7 @@ malloc-wrap-unflagged :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (wrapped || m
 malloc-list-unbounded-by-dump :: libkvmstat/os/freebsd/malloc.c :: 1 :: kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES)); :: kwalk_init(&w, MT_MAX_TYPES); :: check_evidence:bounded
 store-reused-while-viewed :: libkvmstat/memstat/memstat.c :: 1 :: if (old != NULL && old->refs == 0) :: if (old != NULL) :: check_malloc
 malloc-absent-cpu-not-zeroed :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (mv > 0)             /* absent CPUs read 0 */ :: if (0) :: check_malloc
+elf-map-past-filesz :: libkvmstat/source/elfdump.c :: 1 :: if (in >= s->filesz || len > s->filesz - in || :: if (in >= s->filesz || ::  check_source
 malloc-fast-sum-unchecked :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (any & bigbits) :: if (any & bigbits & 0) :: check_evidence:bounded
 EOF
 )

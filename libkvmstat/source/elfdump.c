@@ -464,6 +464,22 @@ elf_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return seg_read(d, d->segs, d->nsegs, "physical", pa, buf, len, e);
 }
 
+/* Bytes a segment holds in the file (not the zeros past its file size). */
+static const void *
+elf_map(void *priv, uint64_t pa, size_t len)
+{
+	const struct elfdump *d = priv;
+	const struct seg *s = d->view == NULL ? find_seg(d->segs, d->nsegs, pa) : NULL;
+	uint64_t in;
+
+	if (s == NULL)
+		return NULL;
+	in = pa - s->addr;
+	if (in >= s->filesz || len > s->filesz - in || s->off + in + len > d->len)
+		return NULL;
+	return d->map + s->off + in;
+}
+
 static int
 elf_read_virt(void *priv, uint64_t va, void *buf, size_t len, struct kvs_error *e)
 {
@@ -503,6 +519,7 @@ const struct kvs_source_ops kvs_source_elfdump = {
 	.name = "elf",
 	.open = elf_open,
 	.read_phys = elf_read,
+	.map_phys = elf_map,
 	.read_virt = elf_read_virt,
 	.info = elf_info,
 	.close = elf_close,

@@ -358,6 +358,26 @@ md_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 	return 0;
 }
 
+/* Neighbouring pages that are both dumped are neighbouring bits, so their
+ * data pages follow each other in the file; each page is still checked
+ * (dumped, and where that says), which also holds that up. */
+static const void *
+md_map(void *priv, uint64_t pa, size_t len)
+{
+	struct minidump *m = priv;
+	struct kvs_error e;
+	uint64_t off, next, first;
+
+	if (m->view != NULL || len == 0 || pa + len < pa)
+		return NULL;
+	if (page_offset(m, pa, &first, &e) != 0)
+		return NULL;
+	for (next = (pa | (PAGE - 1)) + 1; next < pa + len; next += PAGE)
+		if (page_offset(m, next, &off, &e) != 0 || off != first + (next - pa))
+			return NULL;
+	return first + len <= m->len ? m->map + first : NULL;
+}
+
 static void
 md_info(void *priv, struct kvs_src_info *out)
 {
@@ -389,6 +409,7 @@ const struct kvs_source_ops kvs_source_minidump = {
 	.name = "minidump",
 	.open = md_open,
 	.read_phys = md_read,
+	.map_phys = md_map,
 	.info = md_info,
 	.dumped_pages = md_dumped_pages,
 	.close = md_close,
