@@ -330,42 +330,47 @@ static int
 upending_counters(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus,
     struct upending *pd)
 {
-	size_t ncpu = (size_t)cpus->maxid + 1, maxspan = (1024 << 10) / ncpu;
-	size_t i, j, k;
-	uint8_t *big;
+	/* A run of neighbouring counters, CPU after CPU: summed where it lies
+	 * in the dump (kvs_peek) or from a copy, into one sum per counter of
+	 * the run, kept side by side. */
+	size_t i, j, k, need = CTR_STRIDE + (CTR_STRIDE / 8 + 1) * sizeof(uint64_t);
+	uint8_t *buf;
+	uint64_t *acc;
 	int c;
 
-	if (maxspan > CTR_STRIDE)
-		maxspan = CTR_STRIDE;
-	if (maxspan < 8)
-		maxspan = 8;
 	for (i = 0; i < pd->n; i++)
 		memset(pd->item[i].sum, 0, sizeof(pd->item[i].sum));
-	/* The buffer is first the sort's working space. */
-	if ((big = mtl_scratch(pd->list, 2, ncpu * maxspan > pd->nrec * sizeof(struct krec) ?
-	    ncpu * maxspan : pd->nrec * sizeof(struct krec))) == NULL)
+	if (need < pd->nrec * sizeof(struct krec))
+		need = pd->nrec * sizeof(struct krec);
+	/* The working space is first the sort's. */
+	if ((buf = mtl_scratch(pd->list, 2, need)) == NULL)
 		goto per_zone;
-	krec_sort(pd->rec, pd->nrec, (struct krec *)(void *)big);
+	krec_sort(pd->rec, pd->nrec, (struct krec *)(void *)buf);
+	acc = (uint64_t *)(void *)(buf + CTR_STRIDE);
 	for (i = 0; i < pd->nrec; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
 		size_t len;
-		j = krec_run(pd->rec, pd->nrec, i, 8, maxspan, &hi);
+		j = krec_run(pd->rec, pd->nrec, i, 8, CTR_STRIDE, &hi);
 		len = (size_t)(hi - lo);
-		for (c = 0; c <= cpus->maxid; c++)
-			if (kcpu_present(cpus, c) && kvs_read(kd, lo + (uint64_t)c * CTR_STRIDE,
-			    big + (size_t)c * len, len) != 0)
-				goto per_zone;
-		for (k = i; k < j; k++) {
-			const uint8_t *p = big + (pd->rec[k].addr - lo);
-			uint64_t sum = 0, v;
-			for (c = 0; c <= cpus->maxid; c++) {
-				if (!kcpu_present(cpus, c))
-					continue;
-				memcpy(&v, p + (size_t)c * len, 8);
-				sum += le64toh(v);
+		memset(acc, 0, (j - i) * sizeof(*acc));
+		for (c = 0; c <= cpus->maxid; c++) {
+			const uint8_t *src;
+			if (!kcpu_present(cpus, c))
+				continue;
+			src = kvs_peek(kd, lo + (uint64_t)c * CTR_STRIDE, len);
+			if (src == NULL) {
+				if (kvs_read(kd, lo + (uint64_t)c * CTR_STRIDE, buf, len) != 0)
+					goto per_zone;
+				src = buf;
 			}
-			pd->item[pd->rec[k].item].sum[pd->rec[k].slot] += sum;
+			for (k = i; k < j; k++) {
+				uint64_t v;
+				memcpy(&v, src + (pd->rec[k].addr - lo), 8);
+				acc[k - i] += le64toh(v);
+			}
 		}
+		for (k = i; k < j; k++)
+			pd->item[pd->rec[k].item].sum[pd->rec[k].slot] += acc[k - i];
 	}
 	upending_finish(L, pd);
 	return 0;
@@ -424,7 +429,11 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	size_t span = (size_t)(cpus->maxid + 1) * L->cache_size;
 	size_t domspan = (size_t)L->ndomains * L->zdom_size;
 	bool whole = false, withdom = false;
-	if (!internal && span <= sizeof(all)) {
+	const uint8_t *allp = all;
+	if (!internal && (allp = kvs_peek(kd, cpubase, span + domspan)) != NULL)
+		whole = withdom = true;         /* where they lie in the dump */
+	else if (!internal && span <= sizeof(all)) {
+		allp = all;
 		withdom = span + domspan <= sizeof(all) &&
 		    kvs_read(kd, cpubase, all, span + domspan) == 0;
 		whole = withdom || kvs_read(kd, cpubase, all, span) == 0;
@@ -445,7 +454,7 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			continue;
 		}
 		if (whole)
-			cp = all + (size_t)c * L->cache_size;
+			cp = allp + (size_t)c * L->cache_size;
 		else if (kvs_read(kd, cpubase + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
 			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
 		if (L->cache_plain) {
@@ -489,7 +498,7 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		uint64_t dom = dombase + (uint64_t)d * L->zdom_size;
 		struct kwalk w;
 		if (withdom)
-			v = kfield_get(all + span + (size_t)d * L->zdom_size, L->zdom_size, &L->uzd_buckets);
+			v = kfield_get(allp + span + (size_t)d * L->zdom_size, L->zdom_size, &L->uzd_buckets);
 		else if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0)
 			return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
 		kwalk_init(&w, MAX_BUCKETS);
