@@ -370,6 +370,7 @@ md_map(void *priv, uint64_t pa, size_t len)
 
 	if (m->view != NULL || len == 0 || pa + len < pa)
 		return NULL;
+	kerr_clear(&e);
 	if (page_offset(m, pa, &first, &e) != 0)
 		return NULL;
 	for (next = (pa | (PAGE - 1)) + 1; next < pa + len; next += PAGE)
