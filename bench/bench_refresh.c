@@ -185,6 +185,31 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus,
 	return 0;
 }
 
+/* The two refreshes bench_side_by_side times. */
+struct side {
+	struct memory_type_list *l;
+	kvs_t *kd;
+	struct naive **arr;
+	size_t *n;
+	unsigned ncpus;
+	uint64_t o_next, o_desc, o_st, pcpu_base;
+};
+
+static int
+side_ours(void *p)
+{
+	struct side *s = p;
+	return memstat_kvm_malloc(s->l, s->kd);
+}
+
+static int
+side_naive(void *p)
+{
+	struct side *s = p;
+	return naive_refresh(s->kd, s->arr, s->n, s->ncpus, s->o_next, s->o_desc, s->o_st,
+	    s->pcpu_base);
+}
+
 static void
 usage(void)
 {
@@ -286,20 +311,12 @@ main(int argc, char **argv)
 			kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &tt); o_st = tt.offset;
 			kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL);
 			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
-			/* Side by side: ours, naive, ours, naive... each best of reps. */
-			for (r = 0; r < reps; r++) {
-				t0 = bench_now();
-				memstat_kvm_malloc(l, kd);
-				if (bench_now() - t0 < ours)
-					ours = bench_now() - t0;
-				t0 = bench_now();
-				if (naive_refresh(kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
-				    pcpu_base) != 0) {
-					fprintf(stderr, "naive: %s\n", kvs_geterr(kd));
-					return 1;
-				}
-				if (bench_now() - t0 < naive)
-					naive = bench_now() - t0;
+			/* Side by side (bench_side_by_side), each best of reps. */
+			struct side sd = { l, kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
+			    pcpu_base };
+			if (bench_side_by_side(reps, side_ours, side_naive, &sd, &ours, &naive) != 0) {
+				fprintf(stderr, "refresh: %s\n", kvs_geterr(kd));
+				return 1;
 			}
 			floor = bench_memcpy_floor(nbytes, reps);
 			double rfloor = bench_reads_floor(kd, reps);

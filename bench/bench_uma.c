@@ -247,6 +247,30 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus)
 	}
 }
 
+/* The two refreshes bench_side_by_side times. */
+struct side {
+	struct memory_type_list *l;
+	kvs_t *kd;
+	struct naive **arr;
+	size_t *n;
+	unsigned ncpus;
+};
+
+static int
+side_ours(void *p)
+{
+	struct side *s = p;
+	return memstat_kvm_uma(s->l, s->kd);
+}
+
+static int
+side_naive(void *p)
+{
+	struct side *s = p;
+	naive_refresh(s->kd, s->arr, s->n, s->ncpus);
+	return 0;
+}
+
 static void
 usage(void)
 {
@@ -295,7 +319,7 @@ main(int argc, char **argv)
 			struct memory_type_list *l = memstat_mtl_alloc();
 			struct naive *arr = NULL;
 			size_t n = 0;
-			double t0, ours = 1e9, naive = 1e9, floor;
+			double ours = 1e9, naive = 1e9, floor;
 			int r, reps = nz[zi] * nc[ci] > 300000 ? 5 : 15;
 			unsigned long ev, nreads, nmallocs;
 			uint64_t nbytes;
@@ -319,15 +343,10 @@ main(int argc, char **argv)
 			nreads = bench_nreads;
 			nbytes = bench_nbytes;
 			nmallocs = bench_nmallocs;
-			for (r = 0; r < reps; r++) {
-				t0 = bench_now();
-				memstat_kvm_uma(l, kd);
-				if (bench_now() - t0 < ours)
-					ours = bench_now() - t0;
-				t0 = bench_now();
-				naive_refresh(kd, &arr, &n, nc[ci]);
-				if (bench_now() - t0 < naive)
-					naive = bench_now() - t0;
+			struct side sd = { l, kd, &arr, &n, nc[ci] };
+			if (bench_side_by_side(reps, side_ours, side_naive, &sd, &ours, &naive) != 0) {
+				fprintf(stderr, "refresh: %s\n", kvs_geterr(kd));
+				return 1;
 			}
 			floor = bench_memcpy_floor(nbytes, reps);
 			double rfloor = bench_reads_floor(kd, reps);

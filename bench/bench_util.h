@@ -291,6 +291,41 @@ bench_memcpy_floor(uint64_t bytes, int reps)
 	return best;
 }
 
+/*
+ * Ours and the baseline side by side, best of `reps` runs each: in rounds of
+ * a few runs of one, then a few of the other, as the memcpy floor is timed
+ * (one run after another, so what a run leaves in the caches serves the next
+ * of its kind, never the other's), the rounds alternating so that a slow
+ * patch of the shared machine falls on both.  A function returns 0, or -1
+ * to stop (then so does this).
+ */
+static inline int
+bench_side_by_side(int reps, int (*ours)(void *), int (*base)(void *), void *ctx,
+    double *best_ours, double *best_base)
+{
+	enum { ROUNDS = 3 };
+	int per = (reps + ROUNDS - 1) / ROUNDS, round, i;
+
+	*best_ours = *best_base = 1e9;
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < per; i++) {
+			double t0 = bench_now();
+			if (ours(ctx) != 0)
+				return -1;
+			if (bench_now() - t0 < *best_ours)
+				*best_ours = bench_now() - t0;
+		}
+		for (i = 0; i < per; i++) {
+			double t0 = bench_now();
+			if (base(ctx) != 0)
+				return -1;
+			if (bench_now() - t0 < *best_base)
+				*best_base = bench_now() - t0;
+		}
+	}
+	return 0;
+}
+
 /* "200,2000" -> up to max numbers; returns how many. */
 static inline size_t
 bench_list(const char *s, unsigned *out, size_t max)

@@ -428,6 +428,31 @@ struct racc {
  * summed while it is still in the L1 cache. */
 #define RUN_SPAN 8192
 
+/* One CPU's copy of a run (at src): each record summed into its racc and,
+ * when the type keeps per-CPU counters, copied to its row of the store.
+ * The kernel's record is the entry's per-CPU record, as it lies.  Built
+ * twice on x86-64, for AVX2 (a record is one vector) and for any CPU; the
+ * loader picks one. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void
+run_sum(struct racc *a, struct racc *aend, const uint8_t *src, size_t row)
+{
+	for (; a < aend; a++) {
+		const uint8_t *rec = src + a->off;
+		v4u64 v;
+		uint64_t m;
+		memcpy(&v, rec, sizeof(v));
+		memcpy(&m, rec + 32, sizeof(m));
+		a->sum += v;
+		a->any |= v;
+		a->mask |= m;
+		if (a->pa != NULL)
+			memcpy(&a->pa[row], rec, sizeof(*a->pa));
+	}
+}
+
 /* A run's sums go to their items.  n values each below 2^(64-b), with
  * n <= 2^b, cannot pass 2^64: a type whose values are not that small is
  * summed again with every add checked (pending_recheck). */
@@ -554,21 +579,7 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 			}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			if (L->canonical) {
-				/* The kernel's record is the entry's per-CPU
-				 * record: summed and copied as it lies. */
-				struct racc *a = acc, *aend = acc + (j - i);
-				for (; a < aend; a++) {
-					const uint8_t *rec = src + a->off;
-					v4u64 v;
-					uint64_t m;
-					memcpy(&v, rec, sizeof(v));
-					memcpy(&m, rec + 32, sizeof(m));
-					a->sum += v;
-					a->any |= v;
-					a->mask |= m;
-					if (a->pa != NULL)
-						memcpy(&a->pa[row], rec, sizeof(*a->pa));
-				}
+				run_sum(acc, acc + (j - i), src, row);
 				continue;
 			}
 #endif
