@@ -476,6 +476,93 @@ START_TEST(cyclic_list)
 }
 END_TEST
 
+/*
+ * A corrupt dump whose malloc types all share one statistics record, more
+ * of them than a run of records holds: the refresh stays within its working
+ * space (ASan, valgrind) and every type reads that record, each CPU's copy
+ * written here from known values.
+ */
+START_TEST(shared_stats_record)
+{
+	enum { NT = 300 };
+	const uint64_t DMAP = 0xfffff80000000000ULL, KB = 0xffffffff80000000ULL;
+	const uint64_t AREA = 0x1000000;     /* past the fixture's memory */
+	json_t *t = load_truth("fbsd14/truth.json");
+	kvs_t *kd = open_core("fbsd14", "mem.raw");
+	struct kvs_typeinfo ti, pc;
+	uint64_t o_next, o_ver, o_desc, o_st, head, pcpu_sym, pcpu, next = 0;
+	uint64_t names = AREA + 0x40000, types = AREA + 0x80000, want_alloc = 0;
+	char copy[4096], err[KVS_ERRBUF_SIZE];
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	size_t len, i, c, n = 0;
+	json_t *cpu;
+	uint8_t *img;
+
+	ck_assert_int_eq(kvs_type(kd, "struct malloc_type", &ti), 0);
+	ck_assert_int_eq(kvs_type(kd, "struct pcpu", &pc), 0);
+	ck_assert_uint_le(ti.size, 256);
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_next", &ti), 0);
+	o_next = ti.offset;
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_version", &ti), 0);
+	o_ver = ti.offset;
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_shortdesc", &ti), 0);
+	o_desc = ti.offset;
+	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), 0);
+	o_st = ti.offset;
+	ck_assert_int_eq(kvs_symbol(kd, "kmemstatistics", &head, NULL), 0);
+	ck_assert_int_eq(kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, pcpu_sym, &pcpu, 8), 0);
+	kvs_close(kd);
+
+	img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_le(len, AREA);
+	img = realloc(img, AREA + 0x100000);
+	ck_assert_ptr_nonnull(img);
+	memset(img + len, 0, AREA + 0x100000 - len);
+	/* CPU c's copy of the one record, at the per-CPU stride. */
+	for (c = 0; c < 64; c++) {
+		uint64_t st[5] = { 4096 * (c + 1), 2048, 100 + c, 7, 1u << c % 14 };
+		ck_assert_uint_le(AREA + c * pc.size + 40, AREA + 0x40000);
+		memcpy(img + AREA + c * pc.size, st, sizeof(st));
+	}
+	json_array_foreach(json_object_get(t, "cpus"), i, cpu)
+		want_alloc += 100 + jnum(cpu);
+	for (i = 0; i < NT; i++) {
+		uint8_t *mtp = img + types + i * 256;
+		uint64_t v = 2020110501, d = DMAP + names + i * 16, off = DMAP + AREA - pcpu;
+		snprintf((char *)img + names + i * 16, 16, "shared%03zu", i);
+		memcpy(mtp + o_next, &next, 8);
+		memcpy(mtp + o_ver, &v, 8);
+		memcpy(mtp + o_desc, &d, 8);
+		memcpy(mtp + o_st, &off, 8);
+		next = DMAP + types + i * 256;
+	}
+	memcpy(img + (head - KB), &next, 8);
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "shared-stats.raw"));
+	ck_assert_int_eq(write_file(copy, img, AREA + 0x100000), 0);
+	free(img);
+
+	kd = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	for (int r = 0; r < 2; r++) {
+		ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+		ck_assert_uint_eq(memstat_mtl_count(l), NT);
+		for (mt = memstat_mtl_first(l), n = 0; mt != NULL; mt = memstat_mtl_next(mt), n++) {
+			ck_assert_uint_eq(memstat_get_numallocs(mt), want_alloc);
+			ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 5), 105);
+			ck_assert_uint_eq(memstat_get_percpu_memalloced(mt, 2), 4096 * 3);
+			ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, 3), 0);   /* not present */
+		}
+		ck_assert_uint_eq(n, NT);
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(refresh_fbsd14)
 {
 	refresh_pair("fbsd14", "vmcore.minidump3");
@@ -504,6 +591,7 @@ main(void)
 	tcase_add_test(tc, c1_control_in_name_escaped);
 	tcase_add_test(tc, cyclic_list);
 	tcase_add_test(tc, totals_without_percpu);
+	tcase_add_test(tc, shared_stats_record);
 	tcase_add_test(tc, refresh_fbsd14);
 	tcase_add_test(tc, refresh_fbsd12);
 	suite_add_tcase(s, tc);

@@ -543,6 +543,10 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 		const uint8_t *src;
 		size_t len, mv = 0;
 		j = krec_run(pd->rec, pd->n, i, L->st_size, RUN_SPAN, &hi);
+		/* Records that overlap (a corrupt dump: types sharing their
+		 * statistics) could make a run longer than its sums' room. */
+		if (j - i > maxrec)
+			j = i + maxrec;
 		len = (size_t)(hi - lo);
 		for (k = i; k < j; k++)
 			mv += pd->item[pd->rec[k].item].percpu;

@@ -351,6 +351,10 @@ upending_counters(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus,
 		uint64_t lo = pd->rec[i].addr, hi;
 		size_t len;
 		j = krec_run(pd->rec, pd->nrec, i, 8, CTR_STRIDE, &hi);
+		/* Counters that overlap (a corrupt dump: zones sharing them)
+		 * could make a run longer than its sums' room. */
+		if (j - i > CTR_STRIDE / 8 + 1)
+			j = i + CTR_STRIDE / 8 + 1;
 		len = (size_t)(hi - lo);
 		memset(acc, 0, (j - i) * sizeof(*acc));
 		for (c = 0; c <= cpus->maxid; c++) {
