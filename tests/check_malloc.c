@@ -11,6 +11,7 @@
 
 #include "kvmstat.h"
 #include "memstat.h"
+#include "memstat_internal.h"
 #include "testutil.h"
 
 struct gen {
@@ -357,9 +358,13 @@ refresh_pair(const char *dir, const char *core1)
 	}
 	check_percpu(l, t2, NULL);
 	for (i = 0; i < 3; i++) {
+		unsigned long ev = l->mtl_alloc_events;
 		kd = open_core(dir, core1);
 		ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
 		kvs_close(kd);
+		/* The vanished hold no store: the next refreshes allocate nothing. */
+		if (i > 0)
+			ck_assert_uint_eq(l->mtl_alloc_events, ev);
 		ck_assert_uint_eq(memstat_mtl_count(l), n1 + 3);
 		check_percpu(l, t1, NULL);
 		json_array_foreach(json_object_get(json_object_get(t2, "malloc"), "types"), k, row) {

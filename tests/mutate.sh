@@ -60,7 +60,7 @@ core-dump-opened-rdwr :: libkvmstat/core/kvs.c :: 1 :: kd->core_fd = open(core, 
 core-dump-mapped-writable :: libkvmstat/core/kvs.c :: 1 :: PROT_READ, MAP_SHARED, kd->core_fd :: PROT_READ | PROT_WRITE, MAP_SHARED, kd->core_fd :: check_evidence:handles
 malloc-wrap-unflagged :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (wrapped || mt->mt_numfrees > mt->mt_numallocs :: if (mt->mt_numfrees > mt->mt_numallocs :: check_evidence:bounded
 malloc-list-unbounded-by-dump :: libkvmstat/os/freebsd/malloc.c :: 1 :: kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES)); :: kwalk_init(&w, MT_MAX_TYPES); :: check_evidence:bounded
-store-reused-while-viewed :: libkvmstat/memstat/memstat.c :: 1 :: if (old != NULL && old->refs == 0) :: if (old != NULL) :: check_malloc
+store-vanished-left-viewing :: libkvmstat/memstat/memstat.c :: 1 :: store_leave(mt); :: if (0) store_leave(mt); :: check_malloc
 malloc-absent-cpu-not-zeroed :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (mv > 0)             /* absent CPUs read 0 */ :: if (0) :: check_malloc
 elf-map-past-filesz :: libkvmstat/source/elfdump.c :: 1 :: if (in >= s->filesz || len > s->filesz - in || :: if (in >= s->filesz || ::  check_source
 malloc-fast-sum-unchecked :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (any & bigbits) :: if (any & bigbits & 0) :: check_evidence:bounded

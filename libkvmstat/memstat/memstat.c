@@ -111,7 +111,7 @@ static void
 free_entry(struct memory_type *mt)
 {
 	if (mt->mt_pa_store != NULL)
-		mt->mt_pa_store->refs--;        /* store_gc frees a retired one */
+		mt->mt_pa_store->refs--;
 	free(mt->mt_pa_bank[0]);
 	free(mt->mt_pa_bank[1]);
 	free(mt->mt_pc_bank[0]);
@@ -129,21 +129,6 @@ store_free(struct mtl_store *st)
 	}
 }
 
-/* Free the retired stores no entry views any more. */
-static void
-store_gc(struct memory_type_list *l)
-{
-	struct mtl_store **pp = &l->mtl_st_retired, *st;
-
-	while ((st = *pp) != NULL) {
-		if (st->refs == 0) {
-			*pp = st->next;
-			store_free(st);
-		} else
-			pp = &st->next;
-	}
-}
-
 void
 memstat_mtl_free(struct memory_type_list *list)
 {
@@ -156,7 +141,6 @@ memstat_mtl_free(struct memory_type_list *list)
 		next = mt->mt_next;
 		free_entry(mt);
 	}
-	store_gc(list);
 	for (a = 0; a < MTL_NALLOC; a++) {
 		store_free(list->mtl_st_shown[a]);
 		store_free(list->mtl_st_spare[a]);
@@ -279,10 +263,8 @@ memstat_mtl_sweep(struct memory_type_list *list)
 			n++;
 		}
 	}
-	if (n > 0) {
+	if (n > 0)
 		hash_reindex(list);
-		store_gc(list);
-	}
 	return n;
 }
 
@@ -598,6 +580,27 @@ publish(const struct mtl_zones *z)
 	pthread_mutex_unlock(&published.lock);
 }
 
+/* A vanished entry keeps the counters of the last refresh that saw it: its
+ * per-CPU ones move from the store to its own bank, which has room for them
+ * (mtl_refresh_begin grew every entry of the allocator to at least the
+ * CPUs of that refresh), so that no entry holds the store any more. */
+static void
+store_leave(struct memory_type *mt)
+{
+	struct mt_percpu_alloc_s *bank = mt->mt_pa_bank[mt->mt_bank];
+	unsigned c, n = mt->mt_pa_ncpu < mt->mt_capcpus ? mt->mt_pa_ncpu : mt->mt_capcpus;
+
+	for (c = 0; c < n; c++)
+		bank[c] = *mt_pa(mt, c);
+	if (mt->mt_capcpus > n)
+		memset(bank + n, 0, (size_t)(mt->mt_capcpus - n) * sizeof(*bank));
+	mt->mt_pa_store->refs--;
+	mt->mt_pa_store = NULL;
+	mt->mt_percpu_alloc = bank;
+	mt->mt_pa_stride = 1;
+	mt->mt_pa_ncpu = mt->mt_capcpus;
+}
+
 void
 mtl_refresh_commit(struct memory_type_list *l, int allocator)
 {
@@ -606,23 +609,20 @@ mtl_refresh_commit(struct memory_type_list *l, int allocator)
 	/* Every entry of the allocator seen: none vanished, no need to look. */
 	if (allocator < 0 || allocator >= MTL_NALLOC || l->mtl_touched[allocator] != l->mtl_nof[allocator])
 		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)
-			if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen)
+			if (mt->mt_allocator == allocator && mt->mt_seen_gen != l->mtl_gen) {
 				mt->mt_vanished = true;
+				if (mt->mt_pa_store != NULL)
+					store_leave(mt);
+			}
 	/* The store this refresh filled is the one shown now; the one it
-	 * replaces is the next spare, unless vanished entries still view it. */
+	 * replaces, which no entry views any more (the entries this refresh
+	 * saw view the new one, the others their banks), is the next spare. */
 	if (allocator >= 0 && allocator < MTL_NALLOC && l->mtl_st_spare[allocator] != NULL &&
 	    l->mtl_st_spare[allocator]->refs > 0) {
 		struct mtl_store *old = l->mtl_st_shown[allocator];
 		l->mtl_st_shown[allocator] = l->mtl_st_spare[allocator];
-		l->mtl_st_spare[allocator] = NULL;
-		if (old != NULL && old->refs == 0)
-			l->mtl_st_spare[allocator] = old;
-		else if (old != NULL) {
-			old->next = l->mtl_st_retired;
-			l->mtl_st_retired = old;
-		}
+		l->mtl_st_spare[allocator] = old;
 	}
-	store_gc(l);
 	/* The zone table goes with the entries whose size masks index it. */
 	if (allocator == ALLOCATOR_MALLOC && l->mtl_zones_staged) {
 		l->mtl_zones = l->mtl_zones_new;
@@ -679,7 +679,6 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 	}
 	if (removed)
 		hash_reindex(l);
-	store_gc(l);
 	if (allocator == ALLOCATOR_MALLOC)
 		l->mtl_zones_staged = false;
 	l->mtl_error = error;

@@ -192,16 +192,16 @@ struct memory_type {
  * mt_pa_stride); refs counts them.  Per allocator, the list keeps the
  * store the last good refresh filled (shown) and a spare the next refresh
  * fills: a failed refresh leaves the shown one alone, a good one makes the
- * spare shown.  The store it replaces is the next spare once no entry views
- * it; an entry that vanished still does, so that store is kept (retired)
- * until the last such entry is swept, and the next refresh allocates a new
- * spare.  In steady state nothing is allocated.
+ * spare shown and the store it replaces the next spare.  No entry views
+ * that one any more: those the refresh saw view the new store, and those
+ * that vanished take their last per-CPU counters into their own bank at the
+ * commit (a copy only when something vanished).  In steady state nothing is
+ * allocated and nothing is copied.
  */
 struct mtl_store {
 	struct mt_percpu_alloc_s *rec;
 	size_t cap, used;               /* records */
 	size_t refs;                    /* entries viewing it */
-	struct mtl_store *next;         /* on mtl_st_retired */
 };
 
 /* A malloc(9) zone-size table (kmemzones), sentinel included. */
@@ -245,7 +245,7 @@ struct memory_type_list {
 	size_t mtl_nof[MTL_NALLOC];
 	size_t mtl_touched[MTL_NALLOC];
 	/* Per-CPU stores (struct mtl_store), per allocator. */
-	struct mtl_store *mtl_st_shown[MTL_NALLOC], *mtl_st_spare[MTL_NALLOC], *mtl_st_retired;
+	struct mtl_store *mtl_st_shown[MTL_NALLOC], *mtl_st_spare[MTL_NALLOC];
 	/* Walkers' per-refresh working space (mtl_scratch), kept between
 	 * refreshes so that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[3];

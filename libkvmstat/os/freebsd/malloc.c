@@ -792,7 +792,8 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		}
 	}
 	if (pend.n > 0 && pending_stats(kd, &L, &cpus, &pend) != 0)
-		return fail(list, kd, MEMSTAT_ERROR_KVM);
+		return fail(list, kd, kd->err.status == KVS_E_NOMEM ? MEMSTAT_ERROR_NOMEMORY :
+		    MEMSTAT_ERROR_KVM);
 	if (rows == 0) {
 		/* Every type was skipped (bad magic or version): the same. */
 		kerr_set(&kd->err, KVS_E_MISMATCH, "none of the %u malloc types on kmemstatistics "
@@ -810,7 +811,8 @@ walk_failed:
 	 * statistics read first: an error there is the one to report. */
 	saved = kd->err;
 	if (pend.n > 0 && pending_stats(kd, &L, &cpus, &pend) != 0)
-		return fail(list, kd, MEMSTAT_ERROR_KVM);
+		return fail(list, kd, kd->err.status == KVS_E_NOMEM ? MEMSTAT_ERROR_NOMEMORY :
+		    MEMSTAT_ERROR_KVM);
 	kd->err = saved;
 	return fail(list, kd, walk_err);
 }
