@@ -185,22 +185,14 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus,
 	return 0;
 }
 
-/* The two refreshes bench_side_by_side times. */
+/* The naive refresh as bench_side_by_side calls it. */
 struct side {
-	struct memory_type_list *l;
 	kvs_t *kd;
 	struct naive **arr;
 	size_t *n;
 	unsigned ncpus;
 	uint64_t o_next, o_desc, o_st, pcpu_base;
 };
-
-static int
-side_ours(void *p)
-{
-	struct side *s = p;
-	return memstat_kvm_malloc(s->l, s->kd);
-}
 
 static int
 side_naive(void *p)
@@ -312,9 +304,9 @@ main(int argc, char **argv)
 			kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL);
 			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
 			/* Side by side (bench_side_by_side), each best of reps. */
-			struct side sd = { l, kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st,
-			    pcpu_base };
-			if (bench_side_by_side(reps, side_ours, side_naive, &sd, &ours, &naive) != 0) {
+			struct side sd = { kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st, pcpu_base };
+			if (bench_side_by_side(reps, memstat_kvm_malloc, l, kd, side_naive, &sd, &ours,
+			    &naive) != 0) {
 				fprintf(stderr, "refresh: %s\n", kvs_geterr(kd));
 				return 1;
 			}

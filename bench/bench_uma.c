@@ -247,21 +247,13 @@ naive_refresh(kvs_t *kd, struct naive **arr, size_t *n, unsigned ncpus)
 	}
 }
 
-/* The two refreshes bench_side_by_side times. */
+/* The naive refresh as bench_side_by_side calls it. */
 struct side {
-	struct memory_type_list *l;
 	kvs_t *kd;
 	struct naive **arr;
 	size_t *n;
 	unsigned ncpus;
 };
-
-static int
-side_ours(void *p)
-{
-	struct side *s = p;
-	return memstat_kvm_uma(s->l, s->kd);
-}
 
 static int
 side_naive(void *p)
@@ -343,8 +335,9 @@ main(int argc, char **argv)
 			nreads = bench_nreads;
 			nbytes = bench_nbytes;
 			nmallocs = bench_nmallocs;
-			struct side sd = { l, kd, &arr, &n, nc[ci] };
-			if (bench_side_by_side(reps, side_ours, side_naive, &sd, &ours, &naive) != 0) {
+			struct side sd = { kd, &arr, &n, nc[ci] };
+			if (bench_side_by_side(reps, memstat_kvm_uma, l, kd, side_naive, &sd, &ours,
+			    &naive) != 0) {
 				fprintf(stderr, "refresh: %s\n", kvs_geterr(kd));
 				return 1;
 			}

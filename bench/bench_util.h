@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kvmstat.h"
+#include "memstat.h"
 
 #define BENCH_DMAP 0xfffff80000000000ULL
 #define BENCH_KB   0xffffffff80000000ULL
@@ -296,11 +297,13 @@ bench_memcpy_floor(uint64_t bytes, int reps)
  * a few runs of one, then a few of the other, as the memcpy floor is timed
  * (one run after another, so what a run leaves in the caches serves the next
  * of its kind, never the other's), the rounds alternating so that a slow
- * patch of the shared machine falls on both.  A function returns 0, or -1
- * to stop (then so does this).
+ * patch of the shared machine falls on both.  Ours is a memstat refresh of
+ * list l from kd; the baseline gets ctx.  Each returns 0, or -1 to stop
+ * (then so does this).
  */
 static inline int
-bench_side_by_side(int reps, int (*ours)(void *), int (*base)(void *), void *ctx,
+bench_side_by_side(int reps, int (*ours)(struct memory_type_list *, void *),
+    struct memory_type_list *l, kvs_t *kd, int (*base)(void *), void *ctx,
     double *best_ours, double *best_base)
 {
 	enum { ROUNDS = 3 };
@@ -310,7 +313,7 @@ bench_side_by_side(int reps, int (*ours)(void *), int (*base)(void *), void *ctx
 	for (round = 0; round < ROUNDS; round++) {
 		for (i = 0; i < per; i++) {
 			double t0 = bench_now();
-			if (ours(ctx) != 0)
+			if (ours(l, kd) != 0)
 				return -1;
 			if (bench_now() - t0 < *best_ours)
 				*best_ours = bench_now() - t0;

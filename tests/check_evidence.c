@@ -364,16 +364,6 @@ patch_raw(const char *dst, const uint64_t *va, const uint64_t *value, const size
 }
 
 static uint64_t
-member_off(kvs_t *kd, const char *type, const char *member)
-{
-	struct kvs_typeinfo ti;
-
-	ck_assert_msg(kvs_member(kd, type, member, &ti) == 0, "%s.%s: %s", type, member,
-	    kvs_geterr(kd));
-	return ti.offset;
-}
-
-static uint64_t
 rd64(kvs_t *kd, uint64_t va)
 {
 	uint64_t v;

@@ -507,14 +507,10 @@ START_TEST(shared_stats_record)
 	ck_assert_int_eq(kvs_type(kd, "struct malloc_type", &ti), 0);
 	ck_assert_int_eq(kvs_type(kd, "struct pcpu", &pc), 0);
 	ck_assert_uint_le(ti.size, 256);
-	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_next", &ti), 0);
-	o_next = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_version", &ti), 0);
-	o_ver = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_shortdesc", &ti), 0);
-	o_desc = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct malloc_type", "ks_mti.mti_stats", &ti), 0);
-	o_st = ti.offset;
+	o_next = member_off(kd, "struct malloc_type", "ks_next");
+	o_ver = member_off(kd, "struct malloc_type", "ks_version");
+	o_desc = member_off(kd, "struct malloc_type", "ks_shortdesc");
+	o_st = member_off(kd, "struct malloc_type", "ks_mti.mti_stats");
 	ck_assert_int_eq(kvs_symbol(kd, "kmemstatistics", &head, NULL), 0);
 	ck_assert_int_eq(kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL), 0);
 	ck_assert_int_eq(kvs_read(kd, pcpu_sym, &pcpu, 8), 0);

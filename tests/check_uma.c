@@ -183,22 +183,16 @@ START_TEST(bad_input)
 	json_t *zones = json_object_get(json_object_get(t, "uma"), "zones");
 	uint64_t z = jget(json_array_get(zones, 5), "addr");
 	struct memory_type_list *l = memstat_mtl_alloc();
-	struct kvs_typeinfo ti;
 	char copy[4096];
 	const char *w;
 	kvs_t *kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
 	uint64_t link_off, cpu_off, cnt_off, alloc_off, allocs_off;
 
-	ck_assert_int_eq(kvs_member(kd, "struct uma_zone", "uz_link", &ti), 0);
-	link_off = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct uma_zone", "uz_cpu", &ti), 0);
-	cpu_off = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct uma_cache", "uc_allocbucket", &ti), 0);
-	alloc_off = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct uma_cache_bucket", "ucb_cnt", &ti), 0);
-	cnt_off = ti.offset;
-	ck_assert_int_eq(kvs_member(kd, "struct uma_zone", "uz_allocs", &ti), 0);
-	allocs_off = ti.offset;
+	link_off = member_off(kd, "struct uma_zone", "uz_link");
+	cpu_off = member_off(kd, "struct uma_zone", "uz_cpu");
+	alloc_off = member_off(kd, "struct uma_cache", "uc_allocbucket");
+	cnt_off = member_off(kd, "struct uma_cache_bucket", "ucb_cnt");
+	allocs_off = member_off(kd, "struct uma_zone", "uz_allocs");
 	kvs_close(kd);
 
 	/* 1: a zone list that loops back on itself. */

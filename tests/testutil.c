@@ -200,6 +200,18 @@ load_truth(const char *rel)
 }
 
 uint64_t
+member_off(kvs_t *kd, const char *type, const char *member)
+{
+	struct kvs_typeinfo ti;
+
+	if (kvs_member(kd, type, member, &ti) != 0) {
+		fprintf(stderr, "%s.%s: %s\n", type, member, kvs_geterr(kd));
+		abort();
+	}
+	return ti.offset;
+}
+
+uint64_t
 jnum(const json_t *v)
 {
 	if (json_is_integer(v))

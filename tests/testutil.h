@@ -42,3 +42,8 @@ json_t *load_truth(const char *rel);
 uint64_t jnum(const json_t *v);
 /* jnum(json_object_get(o, key)). */
 uint64_t jget(const json_t *o, const char *key);
+
+#include "kvmstat.h"
+/* Offset of type.member from the kernel's types (aborts the test when the
+ * kernel has no such member): for tests that patch kernel structures. */
+uint64_t member_off(kvs_t *kd, const char *type, const char *member);
