@@ -305,7 +305,7 @@ main(int argc, char **argv)
 			kvs_read(kd, pcpu_sym, &pcpu_base, 8);
 			/* Side by side (bench_side_by_side), each best of reps. */
 			struct side sd = { kd, &arr, &n, ncpus[ci], o_next, o_desc, o_st, pcpu_base };
-			if (bench_side_by_side(reps, memstat_kvm_malloc, l, kd, side_naive, &sd, &ours,
+			if (bench_side_by_side(&reps, memstat_kvm_malloc, l, kd, side_naive, &sd, &ours,
 			    &naive) != 0) {
 				fprintf(stderr, "refresh: %s\n", kvs_geterr(kd));
 				return 1;

@@ -292,8 +292,23 @@ bench_memcpy_floor(uint64_t bytes, int reps)
 	return best;
 }
 
+/* How many runs each measurement of a row takes: enough for about
+ * BENCH_BUDGET_S seconds of ours and the baseline together (one of each
+ * took `one` seconds), at least `least` and at most 2000.  On a shared
+ * machine the best of a few runs of a short refresh is mostly noise; runs
+ * are cheap there, so short rows get many. */
+#define BENCH_BUDGET_S 0.25
+static inline int
+bench_reps(double one, int least)
+{
+	double n = one > 0 ? BENCH_BUDGET_S / one : 2000;
+
+	return n < least ? least : n > 2000 ? 2000 : (int)n;
+}
+
 /*
- * Ours and the baseline side by side, best of `reps` runs each: in rounds of
+ * Ours and the baseline side by side, best of *reps runs each (first set
+ * from one run of each, at least the *reps given: bench_reps): in rounds of
  * a few runs of one, then a few of the other, as the memcpy floor is timed
  * (one run after another, so what a run leaves in the caches serves the next
  * of its kind, never the other's), the rounds alternating so that a slow
@@ -302,13 +317,18 @@ bench_memcpy_floor(uint64_t bytes, int reps)
  * (then so does this).
  */
 static inline int
-bench_side_by_side(int reps, int (*ours)(struct memory_type_list *, void *),
+bench_side_by_side(int *reps, int (*ours)(struct memory_type_list *, void *),
     struct memory_type_list *l, kvs_t *kd, int (*base)(void *), void *ctx,
     double *best_ours, double *best_base)
 {
 	enum { ROUNDS = 3 };
-	int per = (reps + ROUNDS - 1) / ROUNDS, round, i;
+	double t0 = bench_now();
+	int per, round, i;
 
+	if (ours(l, kd) != 0 || base(ctx) != 0)
+		return -1;
+	*reps = bench_reps(bench_now() - t0, *reps);
+	per = (*reps + ROUNDS - 1) / ROUNDS;
 	*best_ours = *best_base = 1e9;
 	for (round = 0; round < ROUNDS; round++) {
 		for (i = 0; i < per; i++) {

@@ -516,12 +516,8 @@ START_TEST(shared_stats_record)
 	ck_assert_int_eq(kvs_read(kd, pcpu_sym, &pcpu, 8), 0);
 	kvs_close(kd);
 
-	img = read_file(fixture_path("fbsd14/mem.raw"), &len);
-	ck_assert_ptr_nonnull(img);
+	img = read_file_grown(fixture_path("fbsd14/mem.raw"), AREA + 0x100000, &len);
 	ck_assert_uint_le(len, AREA);
-	img = realloc(img, AREA + 0x100000);
-	ck_assert_ptr_nonnull(img);
-	memset(img + len, 0, AREA + 0x100000 - len);
 	/* CPU c's copy of the one record, at the per-CPU stride. */
 	for (c = 0; c < 64; c++) {
 		uint64_t st[5] = { 4096 * (c + 1), 2048, 100 + c, 7, 1u << c % 14 };

@@ -365,6 +365,21 @@ START_TEST(fill_modes)
 }
 END_TEST
 
+/* One refresh of a walker that defers its counters (the malloc(9) one of
+ * 12 and 13+): K[0]'s entry, mt, set to a flow. */
+static void
+flow_refresh(struct memory_type_list *l, struct memory_type *mt, uint64_t alloced,
+    uint64_t freed, uint64_t nallocs, uint64_t nfrees, uint64_t mask)
+{
+	int is_new;
+
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	l->mtl_defer_counters = true;
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
+	mtl_counters_flow(mt, alloced, freed, nallocs, nfrees, mask);
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+}
+
 /* A walker that defers its counters (mtl_defer_counters): upsert leaves them
  * as they were, an abort keeps them, and the walker's final stores show. */
 START_TEST(deferred_counters)
@@ -389,18 +404,139 @@ START_TEST(deferred_counters)
 	ck_assert(!l->mtl_defer_counters);
 	l->mtl_defer_counters = true;
 	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), mt);
-	mtl_counters_reset(mt);
-	mt->mt_numallocs = 9;
+	mtl_counters_flow(mt, 100, 40, 9, 3, 0x30);
 	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
 	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	ck_assert_uint_eq(memstat_get_numfrees(mt), 3);
+	ck_assert_uint_eq(memstat_get_count(mt), 6);
+	ck_assert_uint_eq(memstat_get_bytes(mt), 60);
+	ck_assert_uint_eq(memstat_get_sizemask(mt), 0x30);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);     /* cleared by the flow */
+	/* A second flow refresh has nothing else to clear and sets its own. */
+	flow_refresh(l, mt, 200, 50, 20, 5, 0x10);
+	ck_assert_uint_eq(memstat_get_count(mt), 15);
+	ck_assert_uint_eq(memstat_get_bytes(mt), 150);
+	ck_assert_uint_eq(memstat_get_sizemask(mt), 0x10);
 	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	/* A normal refresh right after the flows sets another counter, which
+	 * the next flow clears. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	mt->mt_size = 48;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(memstat_get_size(mt), 48);
+	flow_refresh(l, mt, 200, 50, 20, 5, 0x10);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	ck_assert_uint_eq(memstat_get_count(mt), 15);
 	/* A normal refresh after a deferred one snapshots again. */
 	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
 	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
 	ck_assert_uint_eq(memstat_get_numallocs(mt), 0);
 	mt->mt_numallocs = 11;
+	mt->mt_size = 32;
 	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
-	ck_assert_uint_eq(memstat_get_numallocs(mt), 9);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), 20);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	/* Counters a normal refresh set, committed or put back by an abort,
+	 * are cleared by the next flow. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	mt->mt_size = 32;
+	mt->mt_free = 4;
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_uint_eq(memstat_get_size(mt), 32);
+	flow_refresh(l, mt, 1, 0, 1, 0, 0);
+	ck_assert_uint_eq(memstat_get_size(mt), 0);
+	ck_assert_uint_eq(memstat_get_free(mt), 0);
+	ck_assert_uint_eq(memstat_get_count(mt), 1);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+/* mtl_upsert's guess (the entry before the last one upserted) is only a
+ * guess: walks in another order than the refresh before, an entry of
+ * another allocator with the same kernel address in the guessed place,
+ * and entries swept between refreshes all find the entry of their own
+ * identity. */
+START_TEST(upsert_guess_is_checked)
+{
+	static const uint64_t orders[][4] = {
+		{ 0x1000, 0x2000, 0x3000, 0x4000 },     /* as created */
+		{ 0x1000, 0x3000, 0x2000, 0x4000 },     /* the guess wrong twice */
+		{ 0x4000, 0x3000, 0x2000, 0x1000 },     /* backwards */
+		{ 0x2000, 0x1000, 0x4000, 0x3000 },
+	};
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *byk[5], *mt, *u;
+	size_t o, i;
+	int is_new;
+
+	refresh(l, K, N, 4, 2, 0);
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+		byk[memstat_get_kaddr(mt) / 0x1000 - 1] = mt;
+	for (o = 0; o < 4; o++) {
+		ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+		for (i = 0; i < 4; i++) {
+			mt = mtl_upsert(l, ALLOCATOR_MALLOC, orders[o][i], &is_new);
+			ck_assert_int_eq(is_new, 0);
+			ck_assert_ptr_eq(mt, byk[orders[o][i] / 0x1000 - 1]);
+		}
+		mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	}
+	/* A UMA entry at 0x2000 created at the head, before the malloc one
+	 * at 0x1000 in list order: a walk of the malloc types after 0x1000
+	 * is guessed that entry, which is not its own. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	u = mtl_upsert(l, ALLOCATOR_UMA, 0x2000, &is_new);
+	ck_assert_int_eq(is_new, 1);
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, 0x4000, &is_new), byk[3]);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, 0x2000, &is_new), byk[1]);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, 0x1000, &is_new), byk[0]);
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_UMA, 2), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_UMA, 0x2000, &is_new), u);
+	mtl_refresh_commit(l, ALLOCATOR_UMA);
+	/* 0x3000 vanished and swept: a walk that has it again makes a new
+	 * entry, and the others are still found. */
+	ck_assert_int_eq(memstat_mtl_sweep(l), 1);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 2), 0);
+	for (i = 0; i < 4; i++) {
+		mt = mtl_upsert(l, ALLOCATOR_MALLOC, K[i], &is_new);
+		ck_assert_int_eq(is_new, i == 2);
+		if (i != 2)
+			ck_assert_ptr_eq(mt, byk[i]);
+		ck_assert_uint_eq(memstat_get_kaddr(mt), K[i]);
+	}
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_uint_eq(memstat_mtl_count(l), 5);
+	memstat_mtl_free(l);
+}
+END_TEST
+
+/* A walker's working space keeps its contents when it grows, and what it
+ * grows by reads zero (a memo in it starts empty). */
+START_TEST(scratch_grows_zeroed)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	unsigned char *p = mtl_scratch(l, MTL_SCRATCH_UMA_MEMO, 100);
+	size_t i;
+
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i < 100; i++)
+		ck_assert_uint_eq(p[i], 0);
+	memset(p, 0xa5, 100);
+	p = mtl_scratch(l, MTL_SCRATCH_UMA_MEMO, 1 << 20);
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i < 100; i++)
+		ck_assert_uint_eq(p[i], 0xa5);
+	for (i = 100; i < 1 << 20; i++)
+		if (p[i] != 0)
+			ck_abort_msg("byte %zu of the grown space is %u", i, p[i]);
 	memstat_mtl_free(l);
 }
 END_TEST
@@ -641,6 +777,8 @@ main(void)
 	tcase_add_test(tc, fill_modes);
 	tcase_add_test(tc, alloc_counts_per_list);
 	tcase_add_test(tc, deferred_counters);
+	tcase_add_test(tc, upsert_guess_is_checked);
+	tcase_add_test(tc, scratch_grows_zeroed);
 	tcase_add_test(tc, skipped_walks);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);

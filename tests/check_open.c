@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kvmstat.h"
+#include "kvs_private.h"
 #include "memstat.h"
 #include "testutil.h"
 
@@ -150,6 +151,39 @@ check_dir(const char *dir, int i)
 	json_decref(t);
 }
 
+/* Walkers' memos on a handle (kvs_memo): zeroed the first time, the same
+ * bytes for the same tag after, apart per tag and per handle, NULL once
+ * the slots are taken; kvs_close frees them (valgrind and ASan check). */
+START_TEST(walker_memos)
+{
+	static const char tags[KVS_NMEMO + 1] = { 0 };
+	kvs_t *a = open_fixture("fbsd14", "vmcore.minidump3");
+	kvs_t *b = open_fixture("fbsd14", "vmcore.minidump3");
+	unsigned char *m0 = kvs_memo(a, &tags[0], 100), *m1;
+	int i;
+
+	ck_assert_ptr_nonnull(m0);
+	for (i = 0; i < 100; i++)
+		ck_assert_uint_eq(m0[i], 0);
+	memset(m0, 0x5a, 100);
+	ck_assert_ptr_eq(kvs_memo(a, &tags[0], 100), m0);
+	m1 = kvs_memo(a, &tags[1], 8);
+	ck_assert_ptr_nonnull(m1);
+	ck_assert_ptr_ne(m1, m0);
+	ck_assert_uint_eq(m1[0], 0);
+	/* Another handle has its own. */
+	ck_assert_ptr_ne(kvs_memo(b, &tags[0], 100), m0);
+	ck_assert_uint_eq(((unsigned char *)kvs_memo(b, &tags[0], 100))[0], 0);
+	for (i = 2; i < KVS_NMEMO; i++)
+		ck_assert_ptr_nonnull(kvs_memo(a, &tags[i], 16));
+	ck_assert_ptr_null(kvs_memo(a, &tags[KVS_NMEMO], 16));
+	ck_assert_ptr_eq(kvs_memo(a, &tags[0], 100), m0);
+	ck_assert_uint_eq(m0[99], 0x5a);
+	kvs_close(a);
+	kvs_close(b);
+}
+END_TEST
+
 START_TEST(formats_seed1)
 {
 	check_dir("fbsd14", _i);
@@ -287,6 +321,7 @@ main(void)
 	tcase_add_loop_test(tc, formats_seed1, 0, 5);
 	tcase_add_loop_test(tc, formats_seed2, 0, 5);
 	tcase_add_test(tc, dmap_not_dumped);
+	tcase_add_test(tc, walker_memos);
 	tcase_add_test(tc, separate_debug_file);
 	tcase_add_test(tc, installed_kernel_and_debug_file);
 	suite_add_tcase(s, tc);

@@ -288,6 +288,148 @@ START_TEST(unmapped_percpu_bucket)
 }
 END_TEST
 
+/*
+ * A corrupt dump in which 600 zones all keep their counter(9)s
+ * (allocations, frees, failures and, where the kernel has it, cross-domain
+ * frees) in one per-CPU slot, thousands of records on one address where a
+ * run of counters is cut at 513: the refresh
+ * stays within its working space (ASan, valgrind) and every one of those
+ * zones reads the sum of the present CPUs' copies of that slot, written here
+ * from known values.  The zones are copies of mbuf's fixed part, with empty
+ * per-CPU caches and domain lists, on a new keg (a copy of mbuf's, with no
+ * free items) put at the head of uma_kegs; the fixture's zones, walked
+ * after it, still read their truth.
+ */
+START_TEST(shared_counter_slots)
+{
+	enum { NZ = 600, ZS = 0x1000 };
+	const uint64_t DMAP = 0xfffff80000000000ULL, KB = 0xffffffff80000000ULL;
+	const uint64_t AREA = 0x1000000;     /* past the fixture's memory */
+	const uint64_t SLOT = AREA + 0x800, NAMES = AREA + 0x40000, KEG = AREA + 0x50000;
+	const uint64_t ZONES = AREA + 0x60000, END = ZONES + (uint64_t)NZ * ZS;
+	const char *ctr[4] = { "uz_allocs", "uz_frees", "uz_fails", "uz_xdomain" };
+	json_t *t = load_truth("fbsd14/truth.json");
+	json_t *zones = json_object_get(json_object_get(t, "uma"), "zones");
+	json_t *mbuf = json_array_get(zones, 5), *cpu, *z;
+	kvs_t *kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
+	struct kvs_typeinfo ci, di, ki, kdi;
+	uint64_t o_link, o_name, o_cpu, o_keg, o_kzones, o_klink, o_ctr[4];
+	uint64_t kegsym, head, pcpu_sym, pcpu, keg, off, next = 0, want = 0;
+	uint64_t maxid = jget(t, "mp_maxid");
+	size_t ndom = json_array_size(json_object_get(mbuf, "domain_zonefree"));
+	int nctr = kvs_has_member(kd, "struct uma_zone", "uz_xdomain") == 1 ? 4 : 3;
+	uint8_t zfix[ZS], kfix[ZS];
+	char copy[4096], err[KVS_ERRBUF_SIZE], name[32];
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	size_t len, i, c;
+	uint8_t *img;
+	int k;
+
+	ck_assert_str_eq(json_string_value(json_object_get(mbuf, "name")), "mbuf");
+	ck_assert_int_eq(kvs_type(kd, "struct uma_cache", &ci), 0);
+	ck_assert_int_eq(kvs_type(kd, "struct uma_zone_domain", &di), 0);
+	ck_assert_int_eq(kvs_type(kd, "struct uma_keg", &ki), 0);
+	ck_assert_int_eq(kvs_type(kd, "struct uma_domain", &kdi), 0);
+	o_link = member_off(kd, "struct uma_zone", "uz_link.le_next");
+	o_name = member_off(kd, "struct uma_zone", "uz_name");
+	o_cpu = member_off(kd, "struct uma_zone", "uz_cpu");
+	o_keg = member_off(kd, "struct uma_zone", "uz_keg");
+	o_kzones = member_off(kd, "struct uma_keg", "uk_zones.lh_first");
+	o_klink = member_off(kd, "struct uma_keg", "uk_link.le_next");
+	for (k = 0; k < nctr; k++)
+		o_ctr[k] = member_off(kd, "struct uma_zone", ctr[k]);
+	/* Each zone with its caches and domain records fits its stride, and
+	 * the keg with its domain records fits its page. */
+	ck_assert_uint_le(o_cpu + (maxid + 1) * ci.size + ndom * di.size, ZS);
+	ck_assert_uint_le(ki.size + ndom * kdi.size, ZS);
+	ck_assert_uint_le(maxid, 63);
+	/* The fixed part of mbuf and of its keg, read while the handle is open. */
+	ck_assert_int_eq(kvs_read(kd, jget(mbuf, "addr"), zfix, o_cpu), 0);
+	memcpy(&keg, zfix + o_keg, 8);
+	ck_assert_int_eq(kvs_read(kd, keg, kfix, ki.size), 0);
+	ck_assert_int_eq(kvs_symbol(kd, "uma_kegs", &kegsym, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, kegsym, &head, 8), 0);
+	ck_assert_int_eq(kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL), 0);
+	ck_assert_int_eq(kvs_read(kd, pcpu_sym, &pcpu, 8), 0);
+	kvs_close(kd);
+
+	img = read_file_grown(fixture_path("fbsd14/mem.raw"), END, &len);
+	ck_assert_uint_le(len, AREA);
+	/* CPU c's copy of the one slot, a page further per CPU, each CPU a
+	 * value of its own; its neighbours hold values no zone should read. */
+	for (c = 0; c < 64; c++) {
+		uint64_t v = 1000003 * (c + 1) + c * c, poison = 0x5a5a5a5a5a5a5a5aULL;
+		memcpy(img + SLOT + c * 4096, &v, 8);
+		memcpy(img + SLOT + c * 4096 - 8, &poison, 8);
+		memcpy(img + SLOT + c * 4096 + 8, &poison, 8);
+	}
+	json_array_foreach(json_object_get(t, "cpus"), i, cpu)
+		want += 1000003 * (jnum(cpu) + 1) + jnum(cpu) * jnum(cpu);
+	/* The walk meets shared599 first: the list, which takes each new zone
+	 * at its head as libmemstat does, runs shared000 .. shared599. */
+	off = DMAP + SLOT - pcpu;
+	for (i = 0; i < NZ; i++) {
+		uint8_t *zp = img + ZONES + i * ZS;
+		uint64_t np = DMAP + NAMES + i * 32;
+		snprintf((char *)img + NAMES + i * 32, 32, "shared%03zu", i);
+		memcpy(zp, zfix, o_cpu);        /* caches and domain lists stay 0 */
+		memcpy(zp + o_link, &next, 8);
+		memcpy(zp + o_name, &np, 8);
+		for (k = 0; k < nctr; k++)
+			memcpy(zp + o_ctr[k], &off, 8);
+		next = DMAP + ZONES + i * ZS;
+	}
+	/* The keg: mbuf's, holding only the new zones, first on uma_kegs. */
+	memcpy(img + KEG, kfix, ki.size);     /* its domain records stay 0 */
+	memcpy(img + KEG + o_kzones, &next, 8);
+	memcpy(img + KEG + o_klink, &head, 8);
+	next = DMAP + KEG;
+	memcpy(img + (kegsym - KB), &next, 8);
+	snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "shared-counters.raw"));
+	ck_assert_int_eq(write_file(copy, img, END), 0);
+	free(img);
+
+	kd = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	/* The second refresh is the steady state: same zones, same counters. */
+	for (int r = 0; r < 2; r++) {
+		ck_assert_msg(memstat_kvm_uma(l, kd) == 0, "%s", kvs_geterr(kd));
+		ck_assert_uint_eq(memstat_mtl_count(l), NZ + json_array_size(zones));
+		mt = memstat_mtl_first(l);
+		/* The fixture's zones, walked after the new keg, as before. */
+		json_array_foreach(zones, i, z) {
+			ck_assert_ptr_nonnull(mt);
+			ck_assert_uint_eq(memstat_get_kaddr(mt), jget(z, "addr"));
+			ck_assert_uint_eq(memstat_get_numallocs(mt), jget(z, "numallocs"));
+			ck_assert_uint_eq(memstat_get_numfrees(mt), jget(z, "numfrees"));
+			ck_assert_uint_eq(memstat_get_failures(mt), jget(z, "failures"));
+			ck_assert_uint_eq(memstat_get_xdomain(mt), jget(z, "xdomain"));
+			ck_assert_uint_eq(memstat_get_free(mt), jget(z, "free"));
+			mt = memstat_mtl_next(mt);
+		}
+		for (i = 0; i < NZ; i++, mt = memstat_mtl_next(mt)) {
+			ck_assert_ptr_nonnull(mt);
+			snprintf(name, sizeof(name), "shared%03zu", i);
+			ck_assert_str_eq(memstat_get_name(mt), name);
+			ck_assert_uint_eq(memstat_get_kaddr(mt), DMAP + ZONES + i * ZS);
+			ck_assert_uint_eq(memstat_get_numallocs(mt), want);
+			ck_assert_uint_eq(memstat_get_numfrees(mt), want);
+			ck_assert_uint_eq(memstat_get_failures(mt), want);
+			ck_assert_uint_eq(memstat_get_xdomain(mt), nctr == 4 ? want : 0);
+			ck_assert_uint_eq(memstat_get_count(mt), 0);
+			ck_assert_uint_eq(memstat_get_free(mt), 0);
+			ck_assert_uint_eq(memstat_get_size(mt), jget(mbuf, "size"));
+			ck_assert_uint_eq(memstat_get_sleeps(mt), jget(mbuf, "sleeps"));
+		}
+		ck_assert_ptr_null(mt);
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -304,6 +446,7 @@ main(void)
 	tcase_add_test(tc, refresh_across_moments);
 	tcase_add_test(tc, unmapped_percpu_bucket);
 	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, shared_counter_slots);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

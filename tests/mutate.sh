@@ -64,6 +64,13 @@ store-vanished-left-viewing :: libkvmstat/memstat/memstat.c :: 1 :: store_leave(
 malloc-absent-cpu-not-zeroed :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (mv > 0)             /* absent CPUs read 0 */ :: if (0) :: check_malloc
 elf-map-past-filesz :: libkvmstat/source/elfdump.c :: 1 :: if (in >= s->filesz || len > s->filesz - in || :: if (in >= s->filesz || ::  check_source
 malloc-fast-sum-unchecked :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (any & bigbits) :: if (any & bigbits & 0) :: check_evidence:bounded
+upsert-guess-kaddr-unchecked :: libkvmstat/memstat/memstat.c :: 1 :: if (mt == NULL || mt->mt_kaddr != kaddr || mt->mt_allocator != allocator) :: if (mt == NULL || mt->mt_allocator != allocator) :: check_memstat_list
+upsert-guess-allocator-unchecked :: libkvmstat/memstat/memstat.c :: 1 :: if (mt == NULL || mt->mt_kaddr != kaddr || mt->mt_allocator != allocator) :: if (mt == NULL || mt->mt_kaddr != kaddr) :: check_memstat_list
+flow-never-clears :: libkvmstat/memstat/memstat.c :: 1 :: if (!mt->mt_flow_only) { :: if (0) { :: check_memstat_list
+flow-kept-after-walker-counters :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_flow_only = false; :: ; :: check_memstat_list
+krec-memo-count-only :: libkvmstat/core/kread.c :: 1 :: if (memo[0].addr == n && memcmp(memo + 1, r, n * sizeof(*r)) == 0) { :: if (memo[0].addr == n) { :: check_kread
+handle-memo-any-tag :: libkvmstat/core/kvs.c :: 1 :: if (kd->memo[i].tag == tag) :: if (kd->memo[i].tag != NULL) :: check_open
+krec-reverse-ties :: libkvmstat/core/kread.c :: 1 :: down += r[i - 1].addr > r[i].addr; :: down += r[i - 1].addr >= r[i].addr; :: check_kread
 EOF
 )
 

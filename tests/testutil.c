@@ -3,7 +3,9 @@
 #endif
 #include "testutil.h"
 
+#include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,19 @@ read_file(const char *path, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+void *
+read_file_grown(const char *path, size_t size, size_t *len)
+{
+	uint8_t *img = read_file(path, len);
+
+	ck_assert_msg(img != NULL, "cannot read %s", path);
+	ck_assert_uint_le(*len, size);
+	img = realloc(img, size);
+	ck_assert_ptr_nonnull(img);
+	memset(img + *len, 0, size - *len);
+	return img;
 }
 
 int

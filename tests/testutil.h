@@ -17,6 +17,10 @@ const char *path_join(const char *dir, const char *name);
 int write_file(const char *path, const void *buf, size_t len);
 /* Read a whole file into a malloc'ed buffer; *len set. NULL on failure. */
 void *read_file(const char *path, size_t *len);
+/* read_file, then grown with zeros to `size` bytes (room for what a test
+ * builds past the end of a fixture image); fails the test when the file is
+ * missing or longer.  *len: the file's own length. */
+void *read_file_grown(const char *path, size_t size, size_t *len);
 /* Copy the first `len` bytes of src into dst (truncated copies for bad-input tests). */
 int copy_prefix(const char *src, const char *dst, size_t len);
 /* Run a shell command, capture stdout into a malloc'ed string; *status = exit status. */

@@ -193,7 +193,7 @@ krec_sort(struct krec *r, size_t n, struct krec *tmp)
 
 	for (i = 1; i < n; i++) {
 		up += r[i - 1].addr <= r[i].addr;
-		down += r[i - 1].addr >= r[i].addr;
+		down += r[i - 1].addr > r[i].addr;      /* strictly: ties stay in order */
 	}
 	if (n < 2 || up == n - 1)
 		return;
@@ -209,6 +209,24 @@ krec_sort(struct krec *r, size_t n, struct krec *tmp)
 	for (w = 1; w < n; w *= 2)
 		for (i = 0; i + w < n; i += 2 * w)
 			krec_merge(r + i, w, (i + 2 * w < n ? 2 * w : n - i), tmp);
+}
+
+void
+krec_sort_memo(struct krec *r, size_t n, struct krec *tmp, struct krec *memo)
+{
+	/* memo[0].addr: how many records memo[1 ..] remembers (0: none),
+	 * the input then its sorted order. */
+	if (n < 2)
+		return;
+	if (memo[0].addr == n && memcmp(memo + 1, r, n * sizeof(*r)) == 0) {
+		memcpy(r, memo + 1 + n, n * sizeof(*r));
+		return;
+	}
+	memo[0].addr = 0;
+	memcpy(memo + 1, r, n * sizeof(*r));
+	krec_sort(r, n, tmp);
+	memcpy(memo + 1 + n, r, n * sizeof(*r));
+	memo[0].addr = n;
 }
 
 size_t

@@ -79,6 +79,10 @@ struct krec {
 /* Sort by address, stably, through tmp[n] (already ascending or descending
  * lists cost O(n)); allocates nothing. */
 KVS_HIDDEN void krec_sort(struct krec *r, size_t n, struct krec *tmp);
+/* krec_sort, remembering the input and its order in memo[2n + 1] (zeroed
+ * the first time, then kept by the caller between calls): the same input
+ * as last time (a steady kernel) is sorted by one copy. */
+KVS_HIDDEN void krec_sort_memo(struct krec *r, size_t n, struct krec *tmp, struct krec *memo);
 /* The run that starts at r[i]: records [i, return value) of `size` bytes
  * each whose bytes lie within [r[i].addr, *hi), a span of at most maxspan
  * bytes with no gap wider than a cache line between neighbours. */

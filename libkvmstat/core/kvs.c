@@ -773,6 +773,8 @@ kvs_close(kvs_t *kd)
 	if (kd->core_fd >= 0)
 		close(kd->core_fd);
 	kvs_symtab_free(kd->syms);
+	for (unsigned i = 0; i < KVS_NMEMO; i++)
+		free(kd->memo[i].p);
 	if (kd->debug_elf != NULL)
 		elf_end(kd->debug_elf);
 	if (kd->debug_fd >= 0)
@@ -849,6 +851,20 @@ kvs_dump_bound(const kvs_t *kd, uint64_t node_size, uint64_t cap)
 		return cap;
 	b = bytes / node_size + 1;
 	return b < cap ? b : cap;
+}
+
+void *
+kvs_memo(kvs_t *kd, const void *tag, size_t size)
+{
+	unsigned i;
+
+	for (i = 0; i < KVS_NMEMO && kd->memo[i].tag != NULL; i++)
+		if (kd->memo[i].tag == tag)
+			return kd->memo[i].p;
+	if (i == KVS_NMEMO || (kd->memo[i].p = calloc(1, size ? size : 1)) == NULL)
+		return NULL;
+	kd->memo[i].tag = tag;
+	return kd->memo[i].p;
 }
 
 void
@@ -1177,11 +1193,12 @@ one_query(struct kvs_btf *bt, struct kvs_dwarf *d, enum tq q, const char *a,
 static struct kvs_lcache *
 need_cache(kvs_t *kd)
 {
-	const char *env = getenv("KVS_NO_CACHE");
+	const char *env;
 
 	if (kd->lcache_tried)
 		return kd->lcache;
 	kd->lcache_tried = true;
+	env = getenv("KVS_NO_CACHE");
 	if ((kd->flags & KVS_O_NO_CACHE) || (env != NULL && strcmp(env, "0") != 0 &&
 	    env[0] != '\0'))
 		return NULL;

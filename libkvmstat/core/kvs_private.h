@@ -42,6 +42,7 @@ struct kvs_module {
 
 #define KVS_MAX_MODULES 64
 #define KVS_MAX_PARTS 64
+#define KVS_NMEMO 8             /* walkers' memos per handle (kvs_memo) */
 
 struct kvs {
 	struct kvs_error err;
@@ -103,9 +104,20 @@ struct kvs {
 	/* KVS_TYPES=dwarf, read once, on the first type question: 0 not yet,
 	 * 1 BTF first, 2 DWARF alone. */
 	signed char types_mode;
+	/* Walkers' memos (kvs_memo), freed at close. */
+	struct kvs_memo {
+		const void *tag;
+		void *p;
+	} memo[KVS_NMEMO];
 };
 
 KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
+/* A walker's memory on the handle, for what it works out once from the
+ * kernel's types (a layout): `size` zeroed bytes the first time a tag (the
+ * address of a walker's own static object) asks, the same bytes after, freed
+ * by kvs_close.  NULL when out of memory or out of slots: then work it out
+ * every time. */
+KVS_HIDDEN void *kvs_memo(kvs_t *kd, const void *tag, size_t size);
 /* At most how many distinct node_size-byte nodes the dump can hold (cap
  * for live memory): the bound for list walks that allocate per node. */
 KVS_HIDDEN uint64_t kvs_dump_bound(const kvs_t *kd, uint64_t node_size, uint64_t cap);

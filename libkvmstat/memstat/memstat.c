@@ -10,11 +10,14 @@
 
 #include "memstat_internal.h"
 
-#define BLOCK_FIRST offsetof(struct memory_type, mt_countlimit)
+#define BLOCK_FIRST offsetof(struct memory_type, mt_memalloced)
 #define BLOCK_LEN (offsetof(struct memory_type, mt_dom_kegfree) + \
     sizeof(((struct memory_type *)0)->mt_dom_kegfree) - BLOCK_FIRST)
 _Static_assert(BLOCK_LEN == sizeof(((struct memory_type *)0)->mt_saved),
     "counter block and its rollback copy differ in size");
+_Static_assert(offsetof(struct memory_type, mt_memalloced) <= 192 &&
+    offsetof(struct memory_type, mt_count) + 8 <= 256,
+    "the hot fields of an entry and its flow counters take four cache lines");
 
 /* The table behind FreeBSD's memstat_malloc_zone_get_*(), which take no
  * list: the one process-wide variable of the library (memstat.h documents
@@ -35,6 +38,20 @@ xcalloc(struct memory_type_list *l, size_t n, size_t sz)
 	if (l != NULL)
 		l->mtl_alloc_events++;
 	return calloc(n ? n : 1, sz);
+}
+
+/* An entry, zeroed, on a cache line of its own (struct memory_type: the
+ * fields a refresh touches are in its first four lines). */
+static struct memory_type *
+entry_alloc(struct memory_type_list *l)
+{
+	size_t sz = (sizeof(struct memory_type) + 63) & ~(size_t)63;
+	struct memory_type *mt;
+
+	l->mtl_alloc_events++;
+	if ((mt = aligned_alloc(64, sz)) != NULL)
+		memset(mt, 0, sizeof(*mt));
+	return mt;
 }
 
 static void *
@@ -147,9 +164,8 @@ memstat_mtl_free(struct memory_type_list *list)
 	}
 	kvs_htab_free(&list->mtl_hash);
 	free(list->mtl_byidx);
-	free(list->mtl_scratch[0]);
-	free(list->mtl_scratch[1]);
-	free(list->mtl_scratch[2]);
+	for (a = 0; a < MTL_NSCRATCH; a++)
+		free(list->mtl_scratch[a]);
 	free(list);
 }
 
@@ -246,6 +262,8 @@ unlink_entry(struct memory_type_list *l, struct memory_type *mt)
 		l->mtl_head = mt->mt_next;
 	if (mt->mt_next != NULL)
 		mt->mt_next->mt_prev = mt->mt_prev;
+	if (l->mtl_guess == mt)
+		l->mtl_guess = NULL;
 	l->mtl_count--;
 }
 
@@ -329,6 +347,7 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	struct memory_type *mt;
 
 	l->mtl_gen++;
+	l->mtl_guess = NULL;
 	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
 	l->mtl_defer_counters = false;
 	memset(l->mtl_touched, 0, sizeof(l->mtl_touched));
@@ -391,16 +410,31 @@ reset_array(void *a, size_t elem, unsigned cap, unsigned maxcpus, int fill)
 }
 
 void
-mtl_counters_reset(struct memory_type *mt)
+mtl_counters_flow(struct memory_type *mt, uint64_t alloced, uint64_t freed, uint64_t nallocs,
+    uint64_t nfrees, uint64_t sizemask)
 {
-	memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+	/* Only an entry some walker gave other counters has them to clear. */
+	if (!mt->mt_flow_only) {
+		memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+		mt->mt_flow_only = true;
+	}
+	mt->mt_memalloced = alloced;
+	mt->mt_memfreed = freed;
+	mt->mt_numallocs = nallocs;
+	mt->mt_numfrees = nfrees;
+	mt->mt_sizemask = sizemask;
+	mt->mt_bytes = alloced - freed;
+	mt->mt_count = nallocs - nfrees;
 }
 
 static void
 reset_counters(const struct memory_type_list *l, struct memory_type *mt, bool percpu)
 {
-	if (!l->mtl_defer_counters)
-		mtl_counters_reset(mt);
+	if (!l->mtl_defer_counters) {
+		/* The walker may now write any counter. */
+		memset((char *)mt + BLOCK_FIRST, 0, BLOCK_LEN);
+		mt->mt_flow_only = false;
+	}
 	mt->mt_percpu_valid = percpu;
 	if (!percpu || mt->mt_capcpus == 0)
 		return;
@@ -419,13 +453,18 @@ memstat_mtl_set_percpu(struct memory_type_list *list, int enable)
 struct memory_type *
 mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_new)
 {
-	struct memory_type *mt = hash_get(l, allocator, kaddr);
+	/* Walkers see a steady kernel list in the order of the refresh
+	 * before, which is the list's own, backwards (new entries go to the
+	 * head): the entry before the last one upserted is the first guess. */
+	struct memory_type *mt = l->mtl_guess;
 
+	if (mt == NULL || mt->mt_kaddr != kaddr || mt->mt_allocator != allocator)
+		mt = hash_get(l, allocator, kaddr);
 	*is_new = 0;
 	if (mt == NULL) {
 		if (hash_room(l, l->mtl_count + 1) != 0)
 			goto nomem;
-		mt = xcalloc(l, 1, sizeof(*mt));
+		mt = entry_alloc(l);
 		if (mt == NULL || grow_cpus(l, mt, l->mtl_maxcpus) != 0) {
 			if (mt != NULL)
 				free_entry(mt);
@@ -459,6 +498,10 @@ mtl_upsert(struct memory_type_list *l, int allocator, uint64_t kaddr, int *is_ne
 	mt->mt_seen_gen = l->mtl_gen;
 	mt->mt_vanished = false;
 	mt->mt_maxcpus = l->mtl_maxcpus;
+	/* The next guess; the one after it is fetched while the walker reads
+	 * the kernel (the next's own lines were fetched the time before). */
+	if ((l->mtl_guess = mt->mt_prev) != NULL && l->mtl_guess->mt_prev != NULL)
+		mtl_prefetch_hot(l->mtl_guess->mt_prev);
 	return mt;
 nomem:
 	l->mtl_error = MEMSTAT_ERROR_NOMEMORY;
@@ -556,7 +599,7 @@ mtl_store_view(struct memory_type_list *l, struct memory_type *mt,
 void *
 mtl_scratch(struct memory_type_list *l, int which, size_t bytes)
 {
-	size_t len = l->mtl_scratch_len[which];
+	size_t len = l->mtl_scratch_len[which], old = len;
 	void *p;
 
 	if (bytes <= len)
@@ -566,9 +609,23 @@ mtl_scratch(struct memory_type_list *l, int which, size_t bytes)
 		len *= 2;
 	if ((p = xrealloc(l, l->mtl_scratch[which], len)) == NULL)
 		return NULL;
+	memset((char *)p + old, 0, len - old);
 	l->mtl_scratch[which] = p;
 	l->mtl_scratch_len[which] = len;
 	return p;
+}
+
+void
+mtl_sort_recs(struct memory_type_list *l, int memo, struct krec *r, size_t n, struct krec *tmp)
+{
+	struct krec *m = NULL;
+
+	if (n >= 2 && n <= (SIZE_MAX / sizeof(*r) - 1) / 2)
+		m = mtl_scratch(l, memo, (2 * n + 1) * sizeof(*r));
+	if (m != NULL)
+		krec_sort_memo(r, n, tmp, m);
+	else
+		krec_sort(r, n, tmp);
 }
 
 static void
@@ -649,8 +706,10 @@ mtl_refresh_abort(struct memory_type_list *l, int allocator, int error)
 		}
 		if (mt->mt_seen_gen != l->mtl_gen)
 			continue;       /* not touched by the failed refresh */
-		if (mt->mt_block_saved)
+		if (mt->mt_block_saved) {
 			memcpy((char *)mt + BLOCK_FIRST, mt->mt_saved, BLOCK_LEN);
+			mt->mt_flow_only = false;
+		}
 		mt->mt_vanished = mt->mt_saved_vanished;
 		mt->mt_maxcpus = mt->mt_saved_maxcpus;
 		mt->mt_ndomains = mt->mt_saved_ndomains;

@@ -45,7 +45,7 @@
  *         besides creating entries that may allocate.
  * upsert: find-or-create by identity.  A new entry goes to the list head
  *         (libmemstat's order) with every field zero.  On the first touch in
- *         a refresh the library-owned counters are reset: mt_countlimit ..
+ *         a refresh the library-owned counters are reset: mt_memalloced ..
  *         mt_dom_kegfree (rsize, xdomain and maxused included, which
  *         libmemstat leaves alone) and the per-CPU counters of the bank being
  *         filled.  Never reset: allocator, kaddr, name (see mtl_set_name),
@@ -75,12 +75,16 @@
 #include <stdint.h>
 
 #include "hashtab.h"
+#include "kread.h"
 #include "kvs_private.h"
 #include "memstat.h"
 
 #define MEMSTAT_ZONES_MAX 64
 #define MEMSTAT_MAXDOMAINS 8
 #define MTL_NALLOC 4   /* allocators with the counts of mtl_grown/mtl_nof */
+/* Working spaces (mtl_scratch): 0, 1 and 2 for any walker during its
+ * refresh; the others are one walker's own, between its refreshes. */
+enum { MTL_SCRATCH_MALLOC_MEMO = 3, MTL_SCRATCH_UMA_MEMO, MTL_NSCRATCH };
 
 /* Library-owned per-CPU counters.  Unlike libmemstat, the per-CPU caller
  * slots live apart (struct mt_percpu_caller_s, allocated when a caller first
@@ -104,22 +108,69 @@ struct mt_percpu_cache_s {
 };
 
 struct memory_type {
+	/*
+	 * Hot: what a refresh reads or writes for every entry it sees, in
+	 * the first three cache lines (entries are 64-byte aligned), then the
+	 * counters that an allocation flow sets (mtl_counters_flow).  A
+	 * refresh of a steady list touches four lines of each entry.
+	 */
+	uint64_t mt_kaddr;          /* identity */
+	uint64_t mt_seen_gen, mt_created_gen;
+	uint64_t mt_namekey;        /* kernel pointer the name was read from */
+	/* CPU c's alloc counters are mt_percpu_alloc[c * mt_pa_stride] for
+	 * c < mt_pa_ncpu (0 above): a bank (stride 1, every slot), or a view
+	 * into the list's per-CPU store (mt_pa_store, see struct mtl_store). */
+	struct mt_percpu_alloc_s *mt_percpu_alloc;
+	size_t mt_pa_stride;
+	struct mtl_store *mt_pa_store;
+	unsigned mt_pa_ncpu;
 	int mt_allocator;
-	char mt_name[MEMTYPE_MAXNAME];
 
-	/* Library-owned counters: mt_countlimit .. mt_dom_kegfree are
-	 * contiguous, reset and saved/restored as one block (mt_saved). */
-	uint64_t mt_countlimit;
-	uint64_t mt_byteslimit;
-	uint64_t mt_sizemask;
-	uint64_t mt_size;
-	uint64_t mt_rsize;
+	struct mt_percpu_alloc_s *mt_saved_pa;       /* the view before, when */
+	size_t mt_saved_pa_stride;                   /* it was in a store */
+	struct mtl_store *mt_saved_pa_store;
+	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus], = mt_pc_bank[mt_bank] */
+	/* Per-CPU counters are double-buffered: a refresh fills the other bank
+	 * (or store) and a failed one switches back, so nothing is copied for
+	 * rollback. */
+	struct mt_percpu_alloc_s *mt_pa_bank[2];
+	struct mt_percpu_cache_s *mt_pc_bank[2];
+
+	struct memory_type *mt_prev, *mt_next;
+	unsigned mt_saved_pa_ncpu;
+	unsigned mt_maxcpus;        /* CPUs of the last refresh */
+	unsigned mt_saved_maxcpus;
+	unsigned mt_ndomains;       /* UMA: memory domains (vm_ndomains) */
+	unsigned mt_saved_ndomains;
+	unsigned mt_capcpus;        /* allocated per-CPU slots */
+	int mt_bank, mt_saved_bank;
+	bool mt_vanished, mt_saved_vanished;
+	bool mt_percpu_valid;       /* per-CPU counters kept by the last refresh */
+	bool mt_saved_percpu_valid;
+	/* Rollback copy of the name, taken by mtl_set_name only when a refresh
+	 * renames an entry that existed before it. */
+	bool mt_name_saved;
+	/* mt_saved holds this refresh's rollback copy (not when the walker
+	 * defers its counters: mtl_defer_counters). */
+	bool mt_block_saved;
+	/* Every counter but the flow ones (mt_memalloced .. mt_count) is 0:
+	 * mtl_counters_flow need not clear them. */
+	bool mt_flow_only;
+
+	/* Library-owned counters: mt_memalloced .. mt_dom_kegfree are
+	 * contiguous, reset and saved/restored as one block (mt_saved); the
+	 * flow counters first. */
 	uint64_t mt_memalloced;
 	uint64_t mt_memfreed;
 	uint64_t mt_numallocs;
 	uint64_t mt_numfrees;
+	uint64_t mt_sizemask;
 	uint64_t mt_bytes;
 	uint64_t mt_count;
+	uint64_t mt_countlimit;
+	uint64_t mt_byteslimit;
+	uint64_t mt_size;
+	uint64_t mt_rsize;
 	uint64_t mt_free;
 	uint64_t mt_failures;
 	uint64_t mt_sleeps;
@@ -136,50 +187,14 @@ struct memory_type {
 	uint64_t mt_dom_zonefree[MEMSTAT_MAXDOMAINS];   /* UMA, per memory domain */
 	uint64_t mt_dom_kegfree[MEMSTAT_MAXDOMAINS];
 
+	/* Cold: names, caller slots, rollback copies. */
+	char mt_name[MEMTYPE_MAXNAME];
 	/* Caller-owned: survive refreshes. */
 	void *mt_caller_pointer[MEMSTAT_MAXCALLER];
 	uint64_t mt_caller_uint64[MEMSTAT_MAXCALLER];
-
-	/* CPU c's alloc counters are mt_percpu_alloc[c * mt_pa_stride] for
-	 * c < mt_pa_ncpu (0 above): a bank (stride 1, every slot), or a view
-	 * into the list's per-CPU store (mt_pa_store, see struct mtl_store). */
-	struct mt_percpu_alloc_s *mt_percpu_alloc;
-	size_t mt_pa_stride;
-	unsigned mt_pa_ncpu;
-	struct mtl_store *mt_pa_store;
-	struct mt_percpu_cache_s *mt_percpu_cache;   /* [mt_capcpus], = mt_pc_bank[mt_bank] */
-	/* Per-CPU counters are double-buffered: a refresh fills the other bank
-	 * (or store) and a failed one switches back, so nothing is copied for
-	 * rollback. */
-	struct mt_percpu_alloc_s *mt_pa_bank[2];
-	struct mt_percpu_cache_s *mt_pc_bank[2];
-	int mt_bank, mt_saved_bank;
-	struct mt_percpu_alloc_s *mt_saved_pa;       /* the view before, when */
-	size_t mt_saved_pa_stride;                   /* it was in a store */
-	unsigned mt_saved_pa_ncpu;
-	struct mtl_store *mt_saved_pa_store;
 	struct mt_percpu_caller_s *mt_percpu_caller; /* [mt_capcpus] or NULL */
-
-	/* Bookkeeping. */
-	uint64_t mt_kaddr;          /* identity */
-	uint64_t mt_namekey;        /* kernel pointer the name was read from */
-	unsigned mt_maxcpus;        /* CPUs of the last refresh */
-	unsigned mt_ndomains;       /* UMA: memory domains (vm_ndomains) */
-	unsigned mt_capcpus;        /* allocated per-CPU slots */
-	bool mt_vanished;
-	bool mt_percpu_valid;       /* per-CPU counters kept by the last refresh */
-	uint64_t mt_seen_gen, mt_created_gen;
-	struct memory_type *mt_prev, *mt_next;
 	/* Rollback copy of the counters, taken by mtl_upsert. */
 	uint64_t mt_saved[24 + 2 * MEMSTAT_MAXDOMAINS];
-	bool mt_saved_vanished, mt_saved_percpu_valid;
-	unsigned mt_saved_maxcpus, mt_saved_ndomains;
-	/* Rollback copy of the name, taken by mtl_set_name only when a refresh
-	 * renames an entry that existed before it. */
-	bool mt_name_saved;
-	/* mt_saved holds this refresh's rollback copy (not when the walker
-	 * defers its counters: mtl_defer_counters). */
-	bool mt_block_saved;
 	char mt_saved_name[MEMTYPE_MAXNAME];
 	uint64_t mt_saved_namekey;
 };
@@ -232,10 +247,10 @@ struct memory_type_list {
 	 * upserts, so that upsert need not clear them all (MTL_PCPU_*). */
 	unsigned char mtl_fill_alloc, mtl_fill_cache;
 	/* Set by a walker after mtl_refresh_begin (which clears it): it writes
-	 * no counter of an entry (mt_countlimit .. mt_dom_kegfree) before its
+	 * no counter of an entry (mt_memalloced .. mt_dom_kegfree) before its
 	 * walk has read everything, and then sets them all through
-	 * mtl_counters_reset() and plain stores, with nothing left that can
-	 * fail before the commit.  Upsert then neither copies nor clears them. */
+	 * mtl_counters_flow(), with nothing left that can fail before the
+	 * commit.  Upsert then neither copies nor clears them. */
 	bool mtl_defer_counters;
 	/* So that begin and commit need not visit every entry of a big list:
 	 * per allocator (index < MTL_NALLOC), the per-CPU slots every entry
@@ -246,10 +261,13 @@ struct memory_type_list {
 	size_t mtl_touched[MTL_NALLOC];
 	/* Per-CPU stores (struct mtl_store), per allocator. */
 	struct mtl_store *mtl_st_shown[MTL_NALLOC], *mtl_st_spare[MTL_NALLOC];
-	/* Walkers' per-refresh working space (mtl_scratch), kept between
-	 * refreshes so that a steady-state refresh allocates nothing. */
-	void *mtl_scratch[3];
-	size_t mtl_scratch_len[3];
+	/* Walkers' working space (mtl_scratch), kept between refreshes so
+	 * that a steady-state refresh allocates nothing. */
+	void *mtl_scratch[MTL_NSCRATCH];
+	size_t mtl_scratch_len[MTL_NSCRATCH];
+	/* mtl_upsert's guess at the next entry (mt_prev of the last one),
+	 * cleared by mtl_refresh_begin and when that entry goes. */
+	struct memory_type *mtl_guess;
 };
 
 /* mtl_fill_alloc / mtl_fill_cache: upsert zeroes the array (ZERO); the
@@ -262,9 +280,12 @@ KVS_HIDDEN int mtl_refresh_begin(struct memory_type_list *l, int allocator, unsi
 KVS_HIDDEN struct memory_type *mtl_upsert(struct memory_type_list *l, int allocator,
     uint64_t kaddr, int *is_new);
 KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t namekey);
-/* Zero the entry's counters (mt_countlimit .. mt_dom_kegfree): for a walker
- * that set mtl_defer_counters, once it can no longer fail. */
-KVS_HIDDEN void mtl_counters_reset(struct memory_type *mt);
+/* Set the entry's counters to an allocation flow: these five, mt_bytes and
+ * mt_count from them, every other counter 0 (cleared only when a walker
+ * gave the entry others).  For a walker that set mtl_defer_counters, once
+ * it can no longer fail. */
+KVS_HIDDEN void mtl_counters_flow(struct memory_type *mt, uint64_t alloced, uint64_t freed,
+    uint64_t nallocs, uint64_t nfrees, uint64_t sizemask);
 KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
 KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
 /* The malloc(9) zone sizes a malloc refresh of l read, n capped at
@@ -290,16 +311,31 @@ KVS_HIDDEN struct mt_percpu_alloc_s *mtl_store_take(struct memory_type_list *l, 
     size_t n);
 KVS_HIDDEN void mtl_store_view(struct memory_type_list *l, struct memory_type *mt,
     struct mt_percpu_alloc_s *rec, size_t stride, unsigned ncpu);
+/* Start fetching the lines of an entry a refresh touches (the first four). */
+static inline void
+mtl_prefetch_hot(const struct memory_type *mt)
+{
+	__builtin_prefetch(mt, 1);
+	__builtin_prefetch((const char *)mt + 64, 1);
+	__builtin_prefetch((const char *)mt + 128, 1);
+	__builtin_prefetch((const char *)mt + 192, 1);
+}
 /* The alloc record of CPU c (c < mt->mt_pa_ncpu) in the entry's view. */
 static inline struct mt_percpu_alloc_s *
 mt_pa(const struct memory_type *mt, unsigned c)
 {
 	return &mt->mt_percpu_alloc[(size_t)c * mt->mt_pa_stride];
 }
-/* Working space `which` (0, 1 or 2) of at least `bytes` for a walker's
- * refresh, its contents kept only up to the old length when it grows (then
+/* Working space `which` (< MTL_NSCRATCH) of at least `bytes`, its contents
+ * kept up to the old length when it grows and zero past it (growth is
  * counted in mtl_alloc_events); NULL when out of memory.  Valid until the
  * next call with the same `which` or memstat_mtl_free. */
 KVS_HIDDEN void *mtl_scratch(struct memory_type_list *l, int which, size_t bytes);
+/* krec_sort through tmp[n], remembering the order in the walker's own
+ * working space `memo` (MTL_SCRATCH_*_MEMO) so that a steady kernel's
+ * records are sorted by a copy (krec_sort_memo); without memory for it,
+ * a plain sort. */
+KVS_HIDDEN void mtl_sort_recs(struct memory_type_list *l, int memo, struct krec *r, size_t n,
+    struct krec *tmp);
 
 #endif

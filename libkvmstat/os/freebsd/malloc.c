@@ -43,7 +43,9 @@ struct mlayout {
 	/* struct malloc_type_stats */
 	uint64_t st_size;
 	struct kfield memalloced, memfreed, numallocs, numfrees, sizemask;
-	uint64_t pcpu_base;               /* 13+: value of __pcpu */
+	uint64_t pcpu_base;               /* 13+: value of __pcpu (read each refresh) */
+	uint64_t pcpu_sym;                /* 13+: where __pcpu is */
+	bool pcpu_indirect;               /* 13+: __pcpu is a pointer to the base */
 	uint64_t pcpu_stride;             /* 12/13+: sizeof(struct pcpu) */
 	uint64_t stats_count;             /* 6-11: array bound (MAXCPU) */
 	bool canonical;                   /* stats are 5 u64s at offsets 0..32 */
@@ -125,18 +127,43 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 			L->pcpu_stride = 4096;
 	}
 	if (L->gen == MGEN_13) {
-		/* __pcpu is a pointer variable on 13+: its value is the base the
-		 * stored offsets are relative to. */
+		/* __pcpu is a pointer variable on 13+: its value (read by
+		 * layout(), it lives in memory) is the base the stored offsets
+		 * are relative to; an array is the base itself. */
 		struct kvs_typeinfo pv;
-		uint64_t addr;
-		if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0)
+		if (kvs_symbol(kd, "__pcpu", &L->pcpu_sym, NULL) != 0)
 			return kerr_push(&kd->err, "malloc(9) per-CPU statistics");
-		if (kvs_variable(kd, "__pcpu", &pv) == 0 && pv.kind == KVS_KIND_ARRAY)
-			L->pcpu_base = addr;
-		else if (kread_u64(kd, addr, &L->pcpu_base) != 0)
-			return kerr_push(&kd->err, "reading __pcpu");
+		L->pcpu_indirect = !(kvs_variable(kd, "__pcpu", &pv) == 0 &&
+		    pv.kind == KVS_KIND_ARRAY);
 		kerr_clear(&kd->err);
 	}
+	return 0;
+}
+
+/* The layout: what the types say, worked out on the handle's first refresh
+ * and kept in its memo, and what lives in memory, read every time. */
+static int
+layout(kvs_t *kd, struct mlayout *L)
+{
+	static const char memo_tag;
+	struct mlayout_memo {
+		bool ok;
+		struct mlayout L;
+	} *m = kvs_memo(kd, &memo_tag, sizeof(*m));
+
+	if (m != NULL && m->ok) {
+		*L = m->L;
+	} else {
+		if (resolve_layout(kd, L) != 0)
+			return -1;
+		if (m != NULL) {
+			m->L = *L;
+			m->ok = true;
+		}
+	}
+	L->pcpu_base = L->pcpu_sym;
+	if (L->gen == MGEN_13 && L->pcpu_indirect && kread_u64(kd, L->pcpu_sym, &L->pcpu_base) != 0)
+		return kerr_push(&kd->err, "reading __pcpu");
 	return 0;
 }
 
@@ -166,9 +193,18 @@ read_zones(kvs_t *kd, struct memory_type_list *list)
 		count = ti.count;
 	if (count > MEMSTAT_ZONES_MAX)
 		count = MEMSTAT_ZONES_MAX;
+	/* One read for the table, else one per element (an error names it). */
+	uint8_t all[8192];
+	bool bulk = count * ti.elem_size <= sizeof(all) &&
+	    kvs_read(kd, addr, all, (size_t)(count * ti.elem_size)) == 0;
+	if (!bulk)
+		kerr_clear(&kd->err);
 	for (i = 0; i < count; i++) {
 		uint32_t sz;
-		if (kread_u32(kd, addr + i * ti.elem_size, &sz) != 0)
+		if (bulk) {
+			memcpy(&sz, all + i * ti.elem_size, 4);
+			sz = le32toh(sz);
+		} else if (kread_u32(kd, addr + i * ti.elem_size, &sz) != 0)
 			return kerr_push(&kd->err, "reading kmemzones[%llu]",
 			    (unsigned long long)i);
 		sizes[n++] = sz;
@@ -397,14 +433,8 @@ pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		struct memory_type *mt = it->mt;
-		mtl_counters_reset(mt);         /* deferred until now */
-		mt->mt_memalloced = it->alloced;
-		mt->mt_memfreed = it->freed;
-		mt->mt_numallocs = it->nallocs;
-		mt->mt_numfrees = it->nfrees;
-		mt->mt_sizemask = it->mask;
-		mt->mt_bytes = mt->mt_memalloced - mt->mt_memfreed;
-		mt->mt_count = mt->mt_numallocs - mt->mt_numfrees;
+		/* Deferred until now: nothing can fail any more. */
+		mtl_counters_flow(mt, it->alloced, it->freed, it->nallocs, it->nfrees, it->mask);
 		flag_implausible(kd, mt, it->wrapped);
 		if (it->pa != NULL)
 			mtl_store_view(pd->list, mt, it->pa, it->pstride,
@@ -535,7 +565,7 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 	/* The working space is first the sort's. */
 	if ((run = mtl_scratch(pd->list, 2, need)) == NULL)
 		goto per_type;
-	krec_sort(pd->rec, pd->n, (struct krec *)(void *)run);
+	mtl_sort_recs(pd->list, MTL_SCRATCH_MALLOC_MEMO, pd->rec, pd->n, (struct krec *)(void *)run);
 	acc = (struct racc *)(void *)(((uintptr_t)run + RUN_SPAN + 64 + 31) & ~(uintptr_t)31);
 	for (i = 0; i < pd->n; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
@@ -683,7 +713,8 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	struct kcpus cpus;
 	struct kwalk w;
 	uint64_t headsym, p;
-	uint8_t mtbuf[MT_MAX_BYTES];
+	uint8_t mtcopy[MT_MAX_BYTES];
+	const uint8_t *mtbuf = mtcopy;
 	unsigned maxcpus, rows = 0;
 	struct pending pend = { list, NULL, NULL, 0, 0 };
 	struct kvs_error saved;
@@ -692,7 +723,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	kerr_clear(&kd->err);
 	kd->nwarn = 0;
 	kvs_tlb_flush(kd);          /* live memory may have remapped since */
-	if (resolve_layout(kd, &L) != 0) {
+	if (layout(kd, &L) != 0) {
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		return -1;
 	}
@@ -741,9 +772,13 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 
 		if (kwalk_step(kd, &w, p, "kmemstatistics") != 0)
 			goto walk_failed;
-		if (kvs_read(kd, p, mtbuf, L.mt_size) != 0) {
-			kerr_push(&kd->err, "malloc type at 0x%llx", (unsigned long long)p);
-			goto walk_failed;
+		/* Where the type lies in the dump, or a copy. */
+		if ((mtbuf = kvs_peek(kd, p, L.mt_size)) == NULL) {
+			if (kvs_read(kd, p, mtcopy, L.mt_size) != 0) {
+				kerr_push(&kd->err, "malloc type at 0x%llx", (unsigned long long)p);
+				goto walk_failed;
+			}
+			mtbuf = mtcopy;
 		}
 		if (L.version.present && kfield_get(mtbuf, L.mt_size, &L.version) != M_VERSION) {
 			kvs_warn(kd, "malloc type at 0x%llx: ks_version %llu, expected %lu; skipped",

@@ -94,9 +94,6 @@ resolve_old(kvs_t *kd, struct ulayout *L)
 	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true) ||
 	    kfield(kd, "struct uma_bucket", "ub_entries", &L->ucb_entries, true))
 		return kerr_push(&kd->err, "UMA layout");
-	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
-	if (L->ndomains < 1 || L->ndomains > 64)
-		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
 	return 0;
 }
 
@@ -112,8 +109,6 @@ resolve(kvs_t *kd, struct ulayout *L)
 {
 	static const char Z[] = "struct uma_zone", K[] = "struct uma_keg", C[] = "struct uma_cache";
 	struct kvs_typeinfo ti;
-	uint64_t addr;
-
 	memset(L, 0, sizeof(*L));
 	/* Without types no layout can be told apart: say that, not "unrecognised". */
 	if (kvs_type(kd, Z, &ti) != 0 || kvs_type(kd, C, &ti) != 0 ||
@@ -157,11 +152,6 @@ resolve(kvs_t *kd, struct ulayout *L)
 	    kfield(kd, "struct uma_bucket", "ub_link.stqe_next", &L->ub_link, true) ||
 	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true))
 		return kerr_push(&kd->err, "UMA layout");
-	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
-	if (L->ndomains < 1 || L->ndomains > 64)
-		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
-	if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, &L->pcpu_base) != 0)
-		return kerr_push(&kd->err, "per-CPU base for counter(9)");
 	L->cache_plain = plain(&L->uc_allocs, 8, L->cache_size) && plain(&L->uc_frees, 8, L->cache_size);
 	{
 		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
@@ -172,6 +162,43 @@ resolve(kvs_t *kd, struct ulayout *L)
 				    plain(&L->ucb_cnt, 2, L->cache_size - bk[k]->off) &&
 				    plain(&L->ucb_entries, 2, L->cache_size - bk[k]->off);
 	}
+	return 0;
+}
+
+/* The layout: what the types say (resolve, sizeof(struct uma_keg)), worked
+ * out on the handle's first refresh and kept in its memo, and what lives in
+ * memory (vm_ndomains, the value of __pcpu), read every time. */
+static int
+layout(kvs_t *kd, struct ulayout *L, uint64_t *keg_size)
+{
+	static const char memo_tag;
+	struct ulayout_memo {
+		bool ok;
+		struct ulayout L;
+		uint64_t keg_size;
+	} *m = kvs_memo(kd, &memo_tag, sizeof(*m));
+	uint64_t addr;
+
+	if (m != NULL && m->ok) {
+		*L = m->L;
+		*keg_size = m->keg_size;
+	} else {
+		struct kvs_typeinfo ti;
+		if (resolve(kd, L) != 0 || kvs_type(kd, "struct uma_keg", &ti) != 0)
+			return -1;
+		*keg_size = ti.size;
+		if (m != NULL) {
+			m->L = *L;
+			m->keg_size = ti.size;
+			m->ok = true;
+		}
+	}
+	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
+	if (L->ndomains < 1 || L->ndomains > 64)
+		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
+	if (L->gen == 13 && (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 ||
+	    kread_u64(kd, addr, &L->pcpu_base) != 0))
+		return kerr_push(&kd->err, "per-CPU base for counter(9)");
 	return 0;
 }
 
@@ -196,20 +223,26 @@ counter_fetch(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus, uint
 	return 0;
 }
 
-/* Read a zone's fixed part, find its entry (identity: the zone's address)
- * and refresh the name only when its pointer moved. */
+/* Read a zone's fixed part (*zbp: where it lies in the dump, or a copy in
+ * zb), find its entry (identity: the zone's address) and refresh the name
+ * only when its pointer moved. */
 static struct memory_type *
 zone_entry(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L, uint64_t z,
-    uint8_t *zb, uint64_t *next)
+    uint8_t *zcopy, const uint8_t **zbp, uint64_t *next)
 {
 	struct memory_type *mt;
+	const uint8_t *zb;
 	uint64_t nameptr;
 	int is_new;
 
-	if (kvs_read(kd, z, zb, L->zone_size) != 0) {
-		kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
-		return NULL;
+	if ((zb = kvs_peek(kd, z, L->zone_size)) == NULL) {
+		if (kvs_read(kd, z, zcopy, L->zone_size) != 0) {
+			kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
+			return NULL;
+		}
+		zb = zcopy;
 	}
+	*zbp = zb;
 	*next = kfield_get(zb, L->zone_size, &L->uz_link);
 	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
 	if (mt == NULL) {
@@ -345,7 +378,7 @@ upending_counters(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus,
 	/* The working space is first the sort's. */
 	if ((buf = mtl_scratch(pd->list, 2, need)) == NULL)
 		goto per_zone;
-	krec_sort(pd->rec, pd->nrec, (struct krec *)(void *)buf);
+	mtl_sort_recs(pd->list, MTL_SCRATCH_UMA_MEMO, pd->rec, pd->nrec, (struct krec *)(void *)buf);
 	acc = (uint64_t *)(void *)(buf + CTR_STRIDE);
 	for (i = 0; i < pd->nrec; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
@@ -400,16 +433,17 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	static const int ctr_of[NCTR] = { 0, 1, 2, 3 };
 	const struct kfield *ctr[NCTR] = { &L->uz_allocs, &L->uz_frees, &L->uz_fails, &L->uz_xdomain };
 	const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
-	uint8_t zb[1024];
+	uint8_t zcopy[1024];
+	const uint8_t *zb;
 	uint64_t v;
 	struct memory_type *mt;
 	struct uitem *it;
 	int c, d, k;
 	bool internal;
 
-	if (L->zone_size > sizeof(zb) || L->cache_size > 256)
+	if (L->zone_size > sizeof(zcopy) || L->cache_size > 256)
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if ((mt = zone_entry(kd, l, L, z, zb, next)) == NULL)
+	if ((mt = zone_entry(kd, l, L, z, zcopy, &zb, next)) == NULL)
 		return -1;
 	if ((it = upending_add(kd, pd, mt)) == NULL)
 		return kerr_push(&kd->err, "zone %s", mt->mt_name);
@@ -447,6 +481,18 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	/* Every slot below maxcpus is written, 0 for the CPUs not present and
 	 * for INTERNAL zones (the list leaves them alone: MTL_PCPU_FILLED). */
 	struct mt_percpu_cache_s *pc = mt->mt_percpu_valid ? mt->mt_percpu_cache : NULL;
+	/* The layout, out of the loop: the offsets of the counters and of the
+	 * buckets' counts in a cache record; sums kept in locals. */
+	const bool plain = L->cache_plain;
+	const size_t csz = L->cache_size, oa = L->uc_allocs.off, of = L->uc_frees.off;
+	size_t ocnt[3], oent[3];
+	int nb = 0, b;
+	uint64_t ca = 0, cf = 0, free_sum = 0;
+	for (k = 0; k < 3; k++)
+		if (bk[k]->present) {
+			ocnt[nb] = bk[k]->off + L->ucb_cnt.off;
+			oent[nb++] = bk[k]->off + L->ucb_entries.off;
+		}
 	for (c = 0; c <= cpus->maxid; c++) {
 		uint8_t cb[256];
 		const uint8_t *cp = cb;
@@ -458,33 +504,22 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			continue;
 		}
 		if (whole)
-			cp = allp + (size_t)c * L->cache_size;
-		else if (kvs_read(kd, cpubase + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
+			cp = allp + (size_t)c * csz;
+		else if (kvs_read(kd, cpubase + (uint64_t)c * csz, cb, csz) != 0)
 			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
-		if (L->cache_plain) {
-			uint64_t x, y;
-			memcpy(&x, cp + L->uc_allocs.off, 8);
-			memcpy(&y, cp + L->uc_frees.off, 8);
-			it->ca += le64toh(x);
-			it->cf += le64toh(y);
-		} else {
-			it->ca += kfield_get(cp, L->cache_size, &L->uc_allocs);
-			it->cf += kfield_get(cp, L->cache_size, &L->uc_frees);
-		}
-		for (k = 0; k < 3; k++) {
+		for (b = 0; b < nb; b++) {
 			int16_t cnt, ent;
-			if (!bk[k]->present)
-				continue;
-			if (L->cache_plain) {
-				memcpy(&cnt, cp + bk[k]->off + L->ucb_cnt.off, 2);
-				memcpy(&ent, cp + bk[k]->off + L->ucb_entries.off, 2);
-				cnt = (int16_t)le16toh((uint16_t)cnt);
-				ent = (int16_t)le16toh((uint16_t)ent);
+			if (plain) {
+				uint16_t x, y;
+				memcpy(&x, cp + ocnt[b], 2);
+				memcpy(&y, cp + oent[b], 2);
+				cnt = (int16_t)le16toh(x);
+				ent = (int16_t)le16toh(y);
 			} else {
-				cnt = (int16_t)kfield_get(cp + bk[k]->off, L->cache_size - bk[k]->off,
-				    &L->ucb_cnt);
-				ent = (int16_t)kfield_get(cp + bk[k]->off, L->cache_size - bk[k]->off,
-				    &L->ucb_entries);
+				cnt = (int16_t)kfield_get(cp + ocnt[b] - L->ucb_cnt.off,
+				    csz - (ocnt[b] - L->ucb_cnt.off), &L->ucb_cnt);
+				ent = (int16_t)kfield_get(cp + oent[b] - L->ucb_entries.off,
+				    csz - (oent[b] - L->ucb_entries.off), &L->ucb_entries);
 			}
 			if (cnt < 0 || cnt > ent) {
 				kvs_warn(kd, "zone %s: CPU %d bucket holds %d items but has room for %d; "
@@ -493,10 +528,23 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			}
 			cached += (uint64_t)cnt;
 		}
+		if (plain) {
+			uint64_t x, y;
+			memcpy(&x, cp + oa, 8);
+			memcpy(&y, cp + of, 8);
+			ca += le64toh(x);
+			cf += le64toh(y);
+		} else {
+			ca += kfield_get(cp, csz, &L->uc_allocs);
+			cf += kfield_get(cp, csz, &L->uc_frees);
+		}
 		if (pc != NULL)
 			pc[c].mtp_free = cached;
-		mt->mt_free += cached;
+		free_sum += cached;
 	}
+	it->ca += ca;
+	it->cf += cf;
+	mt->mt_free += free_sum;
 	/* Full buckets on each domain's list. */
 	for (d = 0; d < L->ndomains; d++) {
 		uint64_t dom = dombase + (uint64_t)d * L->zdom_size;
@@ -571,15 +619,16 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
     const struct kcpus *cpus, uint64_t z, const uint8_t *kb, size_t kblen, bool primary,
     uint64_t *next)
 {
-	uint8_t zb[1024], cb[256];
+	uint8_t zcopy[1024], cb[256];
+	const uint8_t *zb;
 	uint64_t a, f, v, cnt;
 	struct memory_type *mt;
 	int c, d;
 	bool internal = (kfield_get(kb, kblen, &L->uk_flags) & INTERNAL) != 0;
 
-	if (L->zone_size > sizeof(zb) || L->cache_size > sizeof(cb))
+	if (L->zone_size > sizeof(zcopy) || L->cache_size > sizeof(cb))
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if ((mt = zone_entry(kd, l, L, z, zb, next)) == NULL)
+	if ((mt = zone_entry(kd, l, L, z, zcopy, &zb, next)) == NULL)
 		return -1;
 	if (L->gen == 12) {
 		/* counter(9) pointers: CPU c's copy at + c * 4096 (pcpu_base is 0). */
@@ -659,8 +708,9 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 	struct kcpus cpus;
 	struct kwalk kw;
 	uint64_t k, z, headsym;
-	uint8_t kb[512];
-	struct kvs_typeinfo ti;
+	uint8_t kcopy[512];
+	const uint8_t *kb = kcopy;
+	uint64_t keg_size;
 	struct upending pend = { list, NULL, NULL, 0, 0, 0, 0 };
 	struct kvs_error saved;
 
@@ -670,8 +720,8 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
 		return -1;
 	}
-	if (resolve(kd, &L) != 0 || kcpus_read(kd, &cpus) != 0 ||
-	    kvs_type(kd, "struct uma_keg", &ti) != 0 || ti.size > sizeof(kb)) {
+	if (layout(kd, &L, &keg_size) != 0 || kcpus_read(kd, &cpus) != 0 ||
+	    keg_size > sizeof(kcopy)) {
 		list->mtl_error = kvs_errstatus(kd) == KVS_E_VERSION ? MEMSTAT_ERROR_VERSION :
 		    MEMSTAT_ERROR_KVM;
 		return -1;
@@ -685,20 +735,26 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_fill_cache = MTL_PCPU_FILLED;
 	if (kread_u64(kd, headsym, &k) != 0)
 		goto walk_failed;
-	kwalk_init(&kw, kvs_dump_bound(kd, ti.size, MAX_KEGS));
-	for (; k != 0; k = kfield_get(kb, ti.size, &L.uk_link)) {
+	kwalk_init(&kw, kvs_dump_bound(kd, keg_size, MAX_KEGS));
+	for (; k != 0; k = kfield_get(kb, keg_size, &L.uk_link)) {
 		struct kwalk zw;
 		bool first = true;
-		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0 || kvs_read(kd, k, kb, ti.size) != 0)
+		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0)
 			goto walk_failed;
-		bool secondary = (kfield_get(kb, ti.size, &L.uk_flags) & SECONDARY) != 0;
+		/* Where the keg lies in the dump, or a copy. */
+		if ((kb = kvs_peek(kd, k, keg_size)) == NULL) {
+			if (kvs_read(kd, k, kcopy, keg_size) != 0)
+				goto walk_failed;
+			kb = kcopy;
+		}
+		bool secondary = (kfield_get(kb, keg_size, &L.uk_flags) & SECONDARY) != 0;
 		kwalk_init(&zw, kvs_dump_bound(kd, L.zone_size, MAX_KEGS));
-		for (z = kfield_get(kb, ti.size, &L.uk_zones); z != 0; first = false) {
+		for (z = kfield_get(kb, keg_size, &L.uk_zones); z != 0; first = false) {
 			uint64_t next;
 			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
-			    (L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, ti.size,
+			    (L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, keg_size,
 			    !secondary || first, &next, &pend) : one_zone_old(kd, list, &L, &cpus, z, kb,
-			    ti.size, !secondary || first, &next)) != 0)
+			    keg_size, !secondary || first, &next)) != 0)
 				goto walk_failed;
 			z = next;
 		}

@@ -1,0 +1,186 @@
+/*
+ * check_kread.c - the bulk-read helpers of core/kread.h: krec_sort against a
+ * plain stable insertion sort on ascending, descending, interleaved and
+ * random records with repeated addresses; krec_sort_memo answering the same
+ * input from its memo and any other input (one record changed, one more or
+ * one fewer record, a memo that is all zero) with a fresh sort; krec_run's
+ * cut at gaps and at the span.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kread.h"
+#include "testutil.h"
+
+#define NMAX 5000
+
+/* The order a stable sort by address gives, by insertion: the oracle. */
+static void
+reference_sort(struct krec *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct krec t = r[i];
+		for (j = i; j > 0 && r[j - 1].addr > t.addr; j--)
+			r[j] = r[j - 1];
+		r[j] = t;
+	}
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t
+next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+enum shape { ASCENDING, DESCENDING, BLOCKS, RANDOM, FEW_VALUES, SHAPES };
+
+/* n records of a shape; item numbers the records in input order, so that a
+ * result out of input order among equal addresses shows. */
+static void
+fill(struct krec *r, size_t n, enum shape s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		switch (s) {
+		case ASCENDING:
+			r[i].addr = 0xfffff80000000000ULL + i * 8;
+			break;
+		case DESCENDING:
+			r[i].addr = 0xfffff80000000000ULL + (n - i) * 8;
+			break;
+		case BLOCKS:            /* ascending groups of 4, groups descending */
+			r[i].addr = 0xfffffe0000000000ULL + (n / 4 - i / 4) * 64 + (i % 4) * 8;
+			break;
+		case RANDOM:
+			r[i].addr = next_rand();
+			break;
+		default:
+			r[i].addr = 0x1000 + (next_rand() % 7) * 8;
+			break;
+		}
+		r[i].item = (uint32_t)i;
+		r[i].slot = (uint32_t)(i % 4);
+	}
+}
+
+START_TEST(sort_matches_stable_reference)
+{
+	static struct krec r[NMAX], want[NMAX], tmp[NMAX];
+	static const size_t sizes[] = { 0, 1, 2, 3, 17, 64, 1000, NMAX };
+	size_t si;
+	int s;
+
+	for (s = 0; s < SHAPES; s++)
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			size_t n = sizes[si];
+			fill(r, n, (enum shape)s);
+			memcpy(want, r, n * sizeof(*r));
+			reference_sort(want, n);
+			krec_sort(r, n, tmp);
+			ck_assert_msg(memcmp(r, want, n * sizeof(*r)) == 0,
+			    "shape %d, %zu records: not the stable order", s, n);
+		}
+}
+END_TEST
+
+START_TEST(memo_answers_only_the_same_input)
+{
+	static struct krec in[NMAX], r[NMAX], want[NMAX], tmp[NMAX];
+	struct krec *memo = calloc(2 * NMAX + 3, sizeof(*memo));
+	size_t n = 3000;
+	int s;
+
+	ck_assert_ptr_nonnull(memo);
+	for (s = 0; s < SHAPES; s++) {
+		fill(in, n, (enum shape)s);
+		memcpy(want, in, n * sizeof(*in));
+		reference_sort(want, n);
+		/* First time (memo zero), then the same input twice. */
+		for (int round = 0; round < 3; round++) {
+			memcpy(r, in, n * sizeof(*in));
+			krec_sort_memo(r, n, tmp, memo);
+			ck_assert_msg(memcmp(r, want, n * sizeof(*r)) == 0, "shape %d round %d", s, round);
+		}
+		/* One record moved: the memo must not answer. */
+		in[n / 2].addr = in[0].addr - 8;
+		memcpy(want, in, n * sizeof(*in));
+		reference_sort(want, n);
+		memcpy(r, in, n * sizeof(*in));
+		krec_sort_memo(r, n, tmp, memo);
+		ck_assert_msg(memcmp(r, want, n * sizeof(*r)) == 0, "shape %d, one moved", s);
+		/* Only a record's item differs. */
+		in[n / 3].item ^= 0x40000000;
+		memcpy(want, in, n * sizeof(*in));
+		reference_sort(want, n);
+		memcpy(r, in, n * sizeof(*in));
+		krec_sort_memo(r, n, tmp, memo);
+		ck_assert_msg(memcmp(r, want, n * sizeof(*r)) == 0, "shape %d, one item", s);
+		/* One record fewer, then one more (the memo's count differs). */
+		for (size_t m = n - 1; m <= n + 1; m += 2) {
+			if (m > n)
+				in[n] = in[0];
+			memcpy(want, in, m * sizeof(*in));
+			reference_sort(want, m);
+			memcpy(r, in, m * sizeof(*in));
+			krec_sort_memo(r, m, tmp, memo);
+			ck_assert_msg(memcmp(r, want, m * sizeof(*r)) == 0, "shape %d, %zu records", s, m);
+		}
+	}
+	free(memo);
+}
+END_TEST
+
+START_TEST(run_cuts_at_gaps_and_span)
+{
+	struct krec r[6];
+	uint64_t hi;
+	size_t i;
+	static const uint64_t a[6] = { 0x1000, 0x1008, 0x1010, 0x1050, 0x10a0, 0x3000 };
+
+	for (i = 0; i < 6; i++) {
+		r[i].addr = a[i];
+		r[i].item = (uint32_t)i;
+		r[i].slot = 0;
+	}
+	/* 0x1050 is 64 bytes past the end of 0x1010's record: still the run;
+	 * 0x10a0 is 72 past 0x1058: a new one. */
+	ck_assert_uint_eq(krec_run(r, 6, 0, 8, 4096, &hi), 4);
+	ck_assert_uint_eq(hi, 0x1058);
+	ck_assert_uint_eq(krec_run(r, 6, 4, 8, 4096, &hi), 5);
+	ck_assert_uint_eq(hi, 0x10a8);
+	/* A span of 24 bytes holds three records of 8. */
+	ck_assert_uint_eq(krec_run(r, 6, 0, 8, 24, &hi), 3);
+	ck_assert_uint_eq(hi, 0x1018);
+	ck_assert_uint_eq(krec_run(r, 6, 5, 8, 4096, &hi), 6);
+	ck_assert_uint_eq(hi, 0x3008);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("kread");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, sort_matches_stable_reference);
+	tcase_add_test(tc, memo_answers_only_the_same_input);
+	tcase_add_test(tc, run_cuts_at_gaps_and_span);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
