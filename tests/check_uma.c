@@ -1,7 +1,7 @@
 /*
  * check_uma.c - memstat_kvm_uma against the generator's truth (FreeBSD 13+
  * layout): every field of every zone, vmstat -z text, memstat_kvm_all,
- * refresh, and bad input (a looping zone list, a bucket count above its
+ * refresh, and bad input (a looping zone list or bucket list, a bucket count above its
  * capacity, an unreadable counter).
  */
 #include <check.h>
@@ -430,6 +430,93 @@ START_TEST(shared_counter_slots)
 }
 END_TEST
 
+/*
+ * A zone's list of full buckets that loops, in each layout (13+ and 12 keep
+ * a list per memory domain, 11 one per zone): its last bucket linked back to
+ * its first, or its first bucket to itself.  The refresh ends with an error
+ * that names the zone and a bucket on the loop, and the list keeps what the
+ * refresh before gave it.  Buckets and the link's offset are the generator's.
+ */
+static const char *const cycle_dirs[] = { "fbsd14", "fbsd12", "fbsd11" };
+
+START_TEST(bucket_list_cycle)
+{
+	const char *dir = cycle_dirs[_i / 2];
+	int self = _i % 2;
+	char path[256], copy[4096], err[KVS_ERRBUF_SIZE];
+	json_t *t, *uma, *zones, *bk = NULL, *z = NULL;
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	uint64_t link, from, to, pa, free0, zfree0, at;
+	size_t i, d, len, count0;
+	uint8_t *img;
+	const char *m;
+	kvs_t *kd;
+	int on_loop = 0;
+
+	snprintf(path, sizeof(path), "%s/truth.json", dir);
+	t = load_truth(path);
+	uma = json_object_get(t, "uma");
+	zones = json_object_get(uma, "zones");
+	link = jget(uma, "bucket_link");
+	for (i = 0; i < json_array_size(zones) && bk == NULL; i++) {
+		json_t *doms = json_object_get(json_array_get(zones, i), "domain_buckets");
+		for (d = 0; d < json_array_size(doms) && bk == NULL; d++)
+			if (json_array_size(json_array_get(doms, d)) >= (size_t)(self ? 1 : 2)) {
+				bk = json_array_get(doms, d);
+				z = json_array_get(zones, i);
+			}
+	}
+	ck_assert_msg(bk != NULL, "%s: no zone with a bucket list to loop", dir);
+	to = jnum(json_array_get(bk, 0));
+	from = self ? to : jnum(json_array_get(bk, json_array_size(bk) - 1));
+
+	/* The refresh before, on the fixture as it is. */
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	snprintf(copy, sizeof(copy), "%s/mem.raw", dir);
+	kd = kvs_open(fixture_path(path), fixture_path(copy), 0, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_msg(memstat_kvm_uma(l, kd) == 0, "%s", kvs_geterr(kd));
+	count0 = memstat_mtl_count(l);
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+		if (memstat_get_kaddr(mt) == jget(z, "addr"))
+			break;
+	ck_assert_ptr_nonnull(mt);
+	free0 = memstat_get_free(mt);
+	zfree0 = memstat_get_zonefree(mt);
+	ck_assert_uint_eq(zfree0, jget(z, "zonefree"));
+	ck_assert_int_eq(kvs_kvtop(kd, from + link, &pa), 0);
+	kvs_close(kd);
+
+	img = read_file(fixture_path(copy), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert(pa + 8 <= len);
+	memcpy(img + pa, &to, 8);
+	snprintf(copy, sizeof(copy), "%s/bucket-cycle-%s-%d.raw", test_tmpdir(), dir, self);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	free(img);
+	kd = kvs_open(fixture_path(path), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(memstat_kvm_uma(l, kd), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+	m = strstr(kvs_geterr(kd), "zone bucket list loops back to 0x");
+	ck_assert_msg(m != NULL, "%s", kvs_geterr(kd));
+	ck_assert_msg(strstr(kvs_geterr(kd), json_string_value(json_object_get(z, "name"))) != NULL,
+	    "%s", kvs_geterr(kd));
+	at = strtoull(m + strlen("zone bucket list loops back to "), NULL, 16);
+	for (i = 0; i < json_array_size(bk); i++)
+		on_loop |= at == jnum(json_array_get(bk, i));
+	ck_assert_msg(on_loop, "%s", kvs_geterr(kd));
+	/* What the refresh before gave is still there. */
+	ck_assert_uint_eq(memstat_mtl_count(l), count0);
+	ck_assert_uint_eq(memstat_get_free(mt), free0);
+	ck_assert_uint_eq(memstat_get_zonefree(mt), zfree0);
+	kvs_close(kd);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -447,6 +534,7 @@ main(void)
 	tcase_add_test(tc, unmapped_percpu_bucket);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, shared_counter_slots);
+	tcase_add_loop_test(tc, bucket_list_cycle, 0, 2 * (int)(sizeof(cycle_dirs) / sizeof(cycle_dirs[0])));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
