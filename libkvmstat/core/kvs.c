@@ -876,34 +876,41 @@ kvs_tlb_flush(kvs_t *kd)
 	check_shrunk(kd);
 }
 
-/* Translate through the cache; a large page fills one entry for all of it.
- * The slot is chosen by the 2 MiB frame so 4 KiB neighbours spread out and
- * a 1 GiB page sits in one slot. */
-static int
-translate(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
+/* A translation the cache does not hold: the architecture walks the page
+ * tables, and the page found fills its slot (a large page the one for its
+ * 1 GiB frame).  Out of line, so that the hits below stay small. */
+static __attribute__((noinline)) int
+translate_miss(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
 {
-	struct kvs_tlbe *t = &kd->tlb[(va >> 12 ^ va >> 21) & 63];
-	struct kvs_tlbe *big = &kd->tlb[(va >> 30) & 63];
 	uint64_t sz = 0;
 
-	if (t->size != 0 && va - t->va < t->size) {
-		*pa = t->pa + (va - t->va);
-		*run = t->size - (va - t->va);
-		return 0;
-	}
-	if (big->size >= (1ULL << 21) && va - big->va < big->size) {
-		*pa = big->pa + (va - big->va);
-		*run = big->size - (va - big->va);
-		return 0;
-	}
 	if (kd->arch->kvtop(kd->arch_priv, va, pa, run, &sz, &kd->err) != 0)
 		return -1;
 	if (sz != 0) {
-		struct kvs_tlbe *e = sz >= (1ULL << 21) ? big : t;
+		struct kvs_tlbe *e = sz >= (1ULL << 21) ? &kd->tlb[(va >> 30) & 63] :
+		    &kd->tlb[(va >> 12 ^ va >> 21) & 63];
 		e->va = va & ~(sz - 1);
 		e->pa = *pa - (va & (sz - 1));
 		e->size = sz;
 	}
+	return 0;
+}
+
+/* Translate through the cache; a large page fills one entry for all of it.
+ * The slot is chosen by the 2 MiB frame so 4 KiB neighbours spread out and
+ * a 1 GiB page sits in one slot.  An empty slot (size 0) matches nothing. */
+static inline int
+translate(kvs_t *kd, uint64_t va, uint64_t *pa, uint64_t *run)
+{
+	const struct kvs_tlbe *t = &kd->tlb[(va >> 12 ^ va >> 21) & 63];
+
+	if (va - t->va >= t->size) {
+		t = &kd->tlb[(va >> 30) & 63];
+		if (t->size < (1ULL << 21) || va - t->va >= t->size)
+			return translate_miss(kd, va, pa, run);
+	}
+	*pa = t->pa + (va - t->va);
+	*run = t->size - (va - t->va);
 	return 0;
 }
 
