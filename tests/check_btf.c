@@ -1002,8 +1002,6 @@ main(void)
 	Suite *s = suite_create("btf");
 	TCase *tc = tcase_create("small");
 	TCase *th = tcase_create("handle");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, btf_answers_as_dwarf, 0, NBINS);
 	tcase_add_loop_test(tc, btf_matches_compiler, 0, NBINS);
@@ -1018,9 +1016,5 @@ main(void)
 	tcase_add_test(th, handle_prefers_btf);
 	tcase_add_test(th, handle_without_btf);
 	suite_add_tcase(s, th);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -287,8 +287,7 @@ main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("kvmstat");
-	SRunner *sr;
-	int nf, n = (int)(sizeof(cores) / sizeof(cores[0]));
+	int n = (int)(sizeof(cores) / sizeof(cores[0]));
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, info_json, 0, n);
@@ -298,9 +297,5 @@ main(void)
 	tcase_add_test(tc, strict_options);
 	tcase_add_test(tc, fixtures_regenerate_identically);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -326,8 +326,6 @@ main(void)
 {
 	Suite *s = suite_create("compressed");
 	TCase *tc = tcase_create("compressed");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, minidump_same_output);
@@ -338,9 +336,5 @@ main(void)
 	tcase_add_test(tc, random_reads);
 	tcase_add_test(tc, broken_inputs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -159,16 +159,10 @@ main(void)
 {
 	Suite *s = suite_create("dtrace");
 	TCase *tc = tcase_create("probes");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, probes_equal_truth, 0, 3);
 	tcase_add_test(tc, profil_equal_truth);
 	tcase_add_test(tc, bad_tables);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -898,8 +898,6 @@ main(void)
 	Suite *s = suite_create("dwarf");
 	TCase *tc = tcase_create("small");
 	TCase *tk = tcase_create("fbsd14");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, layouts_match_compiler, 0, NBINS);
 	tcase_add_loop_test(tc, kinds_counts_names, 0, NBINS);
@@ -926,9 +924,5 @@ main(void)
 		tcase_set_timeout(tm, 280);
 		suite_add_tcase(s, tm);
 	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

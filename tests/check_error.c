@@ -69,16 +69,10 @@ main(void)
 {
 	Suite *s = suite_create("error");
 	TCase *tc = tcase_create("chain");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, chain_prefixes_context);
 	tcase_add_test(tc, errno_text_and_truncation);
 	tcase_add_test(tc, status_strings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -590,7 +590,7 @@ main(void)
 {
 	Suite *s = suite_create("evidence");
 	TCase *tc[4];
-	SRunner *sr;
+	int rc;
 	uint64_t before[NFIX];
 	size_t i;
 
@@ -598,7 +598,6 @@ main(void)
 	 * write the tests' layout cache, and says so once.  The cache is
 	 * check_layout_cache's; here only the dumps matter. */
 	setenv("KVS_NO_CACHE", "1", 1);
-	int nf;
 
 	/* One directory for every forked test, made (and removed) here. */
 	(void)test_tmpdir();
@@ -616,15 +615,12 @@ main(void)
 	}
 	for (i = 0; i < NFIX; i++)
 		before[i] = sum_file(fixture_path(fixtures[i].dump));
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = run_suite(s);
 	/* No test may have changed a fixture. */
 	for (i = 0; i < NFIX; i++)
 		if (sum_file(fixture_path(fixtures[i].dump)) != before[i]) {
 			fprintf(stderr, "%s changed during the tests\n", fixtures[i].dump);
-			nf++;
+			rc = EXIT_FAILURE;
 		}
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return rc;
 }

@@ -292,8 +292,6 @@ main(void)
 {
 	Suite *s = suite_create("fuzz_regress");
 	TCase *tc = tcase_create("replay");
-	SRunner *sr;
-	int nf;
 
 	/* The inputs are mutated copies that keep the intact file's build-id:
 	 * the layout cache (keyed by it, tested in check_layout_cache) would
@@ -307,9 +305,5 @@ main(void)
 	tcase_add_test(tc, histcounter_int_min);
 	tcase_add_test(tc, strtab_nobits);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return run_suite(s);
 }

@@ -526,8 +526,7 @@ main(void)
 {
 	Suite *s = suite_create("gdb");
 	TCase *tc = tcase_create("independent");
-	SRunner *sr;
-	int nf, n = (int)(sizeof(cores) / sizeof(cores[0]));
+	int rc, n = (int)(sizeof(cores) / sizeof(cores[0]));
 
 	gdb_out = run_gdb();
 	tcase_set_timeout(tc, 200);
@@ -535,10 +534,7 @@ main(void)
 	tcase_add_loop_test(tc, malloc_types_equal_gdb, 0, n);
 	tcase_add_loop_test(tc, uma_zones_equal_gdb, 0, n);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = run_suite(s);
 	free(gdb_out);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return rc;
 }

@@ -450,8 +450,6 @@ main(void)
 {
 	Suite *s = suite_create("gprof");
 	TCase *tc = tcase_create("gmon");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, buffers_equal_truth, 0, 2);
@@ -461,9 +459,5 @@ main(void)
 	tcase_add_test(tc, width_from_dwarf);
 	tcase_add_test(tc, bad_buffers);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -275,8 +275,6 @@ main(void)
 {
 	Suite *s = suite_create("hashtab");
 	TCase *tc = tcase_create("hashtab");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, fnv1a_vectors);
 	tcase_add_test(tc, empty_table);
@@ -288,9 +286,5 @@ main(void)
 	tcase_add_test(tc, clear_and_refill_allocate_nothing);
 	tcase_add_test(tc, reserve_then_add_allocates_once);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return run_suite(s);
 }

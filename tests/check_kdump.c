@@ -1265,8 +1265,6 @@ main(void)
 {
 	Suite *s = suite_create("kdump");
 	TCase *tc = tcase_create("kdump");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, kdump_each_compression);
 	tcase_add_test(tc, kdump_versions);
@@ -1280,9 +1278,5 @@ main(void)
 	tcase_add_test(tc, kdump_open_cost);
 	tcase_add_test(tc, kdump_not_mine);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

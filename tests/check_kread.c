@@ -171,16 +171,10 @@ main(void)
 {
 	Suite *s = suite_create("kread");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, sort_matches_stable_reference);
 	tcase_add_test(tc, memo_answers_only_the_same_input);
 	tcase_add_test(tc, run_cuts_at_gaps_and_span);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return run_suite(s);
 }

@@ -574,8 +574,6 @@ main(void)
 {
 	Suite *s = suite_create("layout_cache");
 	TCase *tc = tcase_create("cache");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, hit);
 	tcase_add_test(tc, miss);
@@ -587,9 +585,5 @@ main(void)
 	tcase_add_test(tc, command);
 	tcase_set_timeout(tc, 240);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -809,8 +809,6 @@ main(void)
 	TCase *tc = tcase_create("slub");
 	TCase *tk = tcase_create("kernel");
 	TCase *th = tcase_create("hostile");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_set_timeout(tk, 60);
@@ -833,9 +831,5 @@ main(void)
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tk);
 	suite_add_tcase(s, th);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

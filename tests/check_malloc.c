@@ -577,8 +577,6 @@ main(void)
 {
 	Suite *s = suite_create("malloc");
 	TCase *tc = tcase_create("walker");
-	SRunner *sr;
-	int nf;
 	int n = (int)(sizeof(gens) / sizeof(gens[0]));
 
 	tcase_add_loop_test(tc, tables_equal_truth, 0, n);
@@ -592,9 +590,5 @@ main(void)
 	tcase_add_test(tc, refresh_fbsd14);
 	tcase_add_test(tc, refresh_fbsd12);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

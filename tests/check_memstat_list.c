@@ -760,8 +760,6 @@ main(void)
 {
 	Suite *s = suite_create("memstat_list");
 	TCase *tc = tcase_create("list");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, api_signatures);
 	tcase_add_test(tc, identity_and_find);
@@ -782,9 +780,5 @@ main(void)
 	tcase_add_test(tc, skipped_walks);
 	tcase_add_test(tc, zones_and_strings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -315,8 +315,6 @@ main(void)
 {
 	Suite *s = suite_create("open");
 	TCase *tc = tcase_create("formats");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, formats_seed1, 0, 5);
 	tcase_add_loop_test(tc, formats_seed2, 0, 5);
@@ -325,9 +323,5 @@ main(void)
 	tcase_add_test(tc, separate_debug_file);
 	tcase_add_test(tc, installed_kernel_and_debug_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -940,8 +940,6 @@ main(void)
 {
 	Suite *s = suite_create("source");
 	TCase *tc = tcase_create("sources");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, minidump_v1);
 	tcase_add_test(tc, minidump_v2);
@@ -955,9 +953,5 @@ main(void)
 	tcase_add_test(tc, raw_image);
 	tcase_add_test(tc, devmem_pread);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -509,17 +509,11 @@ main(void)
 {
 	Suite *s = suite_create("symtab");
 	TCase *tc = tcase_create("nm");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, small_elf_matches_nm);
 	tcase_add_test(tc, fixture_kernel_matches_nm);
 	tcase_add_test(tc, no_symbol_table);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -234,16 +234,10 @@ main(void)
 {
 	Suite *s = suite_create("threads");
 	TCase *tc = tcase_create("independent handles");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, two_handles_two_threads);
 	tcase_add_test(tc, interleaved_handles_keep_their_errors);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return run_suite(s);
 }

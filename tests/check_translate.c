@@ -676,8 +676,6 @@ main(void)
 {
 	Suite *s = suite_create("translate");
 	TCase *tc = tcase_create("amd64");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, pages_of_every_size);
 	tcase_add_test(tc, dmap_shortcut);
@@ -693,9 +691,5 @@ main(void)
 	tcase_add_test(tc, minidump_rank_index);
 	tcase_add_test(tc, sbintime_fraction_bits);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -966,8 +966,7 @@ main(void)
 {
 	Suite *s = suite_create("tui");
 	TCase *tc = tcase_create("tmux");
-	SRunner *sr;
-	int nf;
+	int rc;
 
 	snprintf(sess, sizeof(sess), "kvstest%d", (int)getpid());
 	snprintf(sess_raw, sizeof(sess_raw), "kvsraw%d", (int)getpid());
@@ -989,10 +988,7 @@ main(void)
 	tcase_add_test(tc, batch_when_piped);
 	tcase_add_test(tc, defaults_and_demo);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = run_suite(s);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "tmux kill-session -t %s >/dev/null 2>&1", sess);
@@ -1002,5 +998,5 @@ main(void)
 		snprintf(cmd, sizeof(cmd), "tmux kill-session -t %s >/dev/null 2>&1", sess_scr);
 		(void)!system(cmd);
 	}
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return rc;
 }

@@ -168,8 +168,6 @@ main(void)
 {
 	Suite *s = suite_create("tui_model");
 	TCase *tc = tcase_create("model");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, deltas_rates_history);
 	tcase_add_test(tc, sort_and_filter);
@@ -177,9 +175,5 @@ main(void)
 	tcase_add_test(tc, no_reallocation_per_tick);
 	tcase_add_test(tc, empty_list);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

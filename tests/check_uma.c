@@ -522,8 +522,6 @@ main(void)
 {
 	Suite *s = suite_create("uma");
 	TCase *tc = tcase_create("zones");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 120);
 	int n = (int)(sizeof(gens) / sizeof(gens[0]));
@@ -536,9 +534,5 @@ main(void)
 	tcase_add_test(tc, shared_counter_slots);
 	tcase_add_loop_test(tc, bucket_list_cycle, 0, 2 * (int)(sizeof(cycle_dirs) / sizeof(cycle_dirs[0])));
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -393,8 +393,6 @@ main(void)
 {
 	Suite *s = suite_create("vmcore");
 	TCase *tc = tcase_create("ELF vmcores");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, qemu_paging_layout);
@@ -404,9 +402,5 @@ main(void)
 	tcase_add_test(tc, note_bounds);
 	tcase_add_loop_test(tc, virtual_only_core_equals_minidump, 0, 2);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? 0 : 1;
+	return run_suite(s);
 }

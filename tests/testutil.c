@@ -201,6 +201,18 @@ run_capture(const char *cmd, int *status)
 	return buf;
 }
 
+int
+run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 json_t *
 load_truth(const char *rel)
 {

@@ -1,6 +1,7 @@
 /* testutil.h - helpers shared by the Check suites. */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,10 @@ void *read_file_grown(const char *path, size_t size, size_t *len);
 int copy_prefix(const char *src, const char *dst, size_t len);
 /* Run a shell command, capture stdout into a malloc'ed string; *status = exit status. */
 char *run_capture(const char *cmd, int *status);
+/* Run every test of s (CK_NORMAL output) and free the runner: EXIT_SUCCESS
+ * when none failed, else EXIT_FAILURE.  A suite that sets up its runner
+ * otherwise (fork status, log files) keeps its own. */
+int run_suite(Suite *s);
 
 /*
  * Oracles.  The external programs and fixture files each suite checks
