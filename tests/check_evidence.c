@@ -346,30 +346,7 @@ static void
 patch_raw(const char *dst, const uint64_t *va, const uint64_t *value, const size_t *width,
     size_t n)
 {
-	char err[KVS_ERRBUF_SIZE];
-	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"), 0, err);
-	size_t len, i;
-	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
-	uint64_t pa;
-
-	ck_assert_msg(kd != NULL, "%s", err);
-	for (i = 0; i < n; i++) {
-		ck_assert_int_eq(kvs_kvtop(kd, va[i], &pa), 0);
-		ck_assert(pa + width[i] <= len);
-		memcpy(img + pa, &value[i], width[i]);
-	}
-	ck_assert_int_eq(write_file(dst, img, len), 0);
-	free(img);
-	kvs_close(kd);
-}
-
-static uint64_t
-rd64(kvs_t *kd, uint64_t va)
-{
-	uint64_t v;
-
-	ck_assert_msg(kvs_read(kd, va, &v, 8) == 0, "%s", kvs_geterr(kd));
-	return v;
+	patch_image("fbsd14/kernel", "fbsd14/mem.raw", dst, va, value, width, n);
 }
 
 static uint64_t

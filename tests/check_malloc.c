@@ -1,7 +1,10 @@
 /*
  * check_malloc.c - memstat_kvm_malloc against the generator's truth for each
  * malloc(9) generation (5.x, 6-11, 12, 13+), the vmstat -m text of each
- * generation, and incremental refresh across two cores of one kernel.
+ * generation, and incremental refresh across two cores of one kernel; copies
+ * of the raw images with values the tests write (garbage in absent CPUs'
+ * records, counts that need checked sums, statistics out of the dump, 5.x
+ * calls below the items in use).
  */
 #include <check.h>
 #include <stdio.h>
@@ -560,6 +563,250 @@ START_TEST(shared_stats_record)
 }
 END_TEST
 
+/* A copy of <dir>/mem.raw, named `name` in the test's directory, with the
+ * u64 val[i] written at the kernel address va[i] for each i < n. */
+static const char *
+patch_raw(const char *dir, const char *name, const uint64_t *va, const uint64_t *val, size_t n)
+{
+	char k[256], m[256];
+	const char *out = path_join(test_tmpdir(), name);
+
+	snprintf(k, sizeof(k), "%s/kernel", dir);
+	snprintf(m, sizeof(m), "%s/mem.raw", dir);
+	patch_image(k, m, out, va, val, NULL, n);
+	return out;
+}
+
+static kvs_t *
+open_copy(const char *dir, const char *copy)
+{
+	char err[KVS_ERRBUF_SIZE], k[256];
+	kvs_t *kd;
+
+	snprintf(k, sizeof(k), "%s/kernel", dir);
+	kd = kvs_open(fixture_path(k), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s: %s", copy, err);
+	return kd;
+}
+
+/* The CPU ids up to mp_maxid that are not in the truth's all_cpus. */
+static uint64_t
+absent_cpus(json_t *t)
+{
+	uint64_t maxid = jget(t, "mp_maxid"), mask, present = 0;
+	json_t *cpu;
+	size_t i;
+
+	ck_assert_uint_lt(maxid, 63);
+	json_array_foreach(json_object_get(t, "cpus"), i, cpu)
+		present |= 1ULL << jnum(cpu);
+	mask = ((1ULL << (maxid + 1)) - 1) & ~present;
+	ck_assert_uint_ne(mask, 0);                    /* the fixture has some */
+	return mask;
+}
+
+static const char *const st_fields[5] = { "mts_memalloced", "mts_memfreed", "mts_numallocs",
+	"mts_numfrees", "mts_size" };
+
+/*
+ * 6-11: the statistics array has a record for every CPU id below MAXCPU;
+ * those of the ids not in all_cpus hold garbage here (the generator leaves
+ * them 0).  Every type still reads its truth, absent CPUs 0.
+ */
+START_TEST(absent_cpus_ignored_6)
+{
+	json_t *t = load_truth("fbsd11/truth.json"), *row;
+	kvs_t *kd = open_core("fbsd11", "mem.raw");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct kvs_typeinfo st;
+	uint64_t absent = absent_cpus(t), o_handle, o_stats, o_f[5], *va, *val;
+	size_t i, n = 0, cap;
+	unsigned c;
+	int f;
+
+	ck_assert_int_eq(kvs_type(kd, "struct malloc_type_stats", &st), 0);
+	o_handle = member_off(kd, "struct malloc_type", "ks_handle");
+	o_stats = member_off(kd, "struct malloc_type_internal", "mti_stats");
+	for (f = 0; f < 5; f++)
+		o_f[f] = member_off(kd, "struct malloc_type_stats", st_fields[f]);
+	cap = json_array_size(json_object_get(json_object_get(t, "malloc"), "types")) * 64 * 5;
+	va = calloc(cap, sizeof(*va));
+	val = calloc(cap, sizeof(*val));
+	json_array_foreach(json_object_get(json_object_get(t, "malloc"), "types"), i, row) {
+		uint64_t base = rd64(kd, jget(row, "addr") + o_handle) + o_stats;
+		for (c = 0; c < 64; c++)
+			for (f = 0; absent >> c & 1 && f < 5; f++) {
+				va[n] = base + c * st.size + o_f[f];
+				val[n++] = 0x1000000ULL * (c + 1) + 77 * (uint64_t)f + i;
+			}
+	}
+	kvs_close(kd);
+	kd = open_copy("fbsd11", patch_raw("fbsd11", "absent6.raw", va, val, n));
+	free(va);
+	free(val);
+	ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+	check_percpu(l, t, NULL);
+	json_array_foreach(json_object_get(json_object_get(t, "malloc"), "types"), i, row) {
+		struct memory_type *mt = find_addr(l, jget(row, "addr"));
+		ck_assert_uint_eq(memstat_get_numfrees(mt), jget(row, "numfrees"));
+		ck_assert_uint_eq(memstat_get_count(mt), jget(row, "inuse"));
+		ck_assert_uint_eq(memstat_get_bytes(mt), jget(row, "memuse_bytes"));
+		ck_assert_uint_eq(memstat_get_sizemask(mt), jget(row, "sizemask"));
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* 13+: the address of CPU c's statistics record of the malloc type at p. */
+static uint64_t
+stats13(kvs_t *kd, uint64_t p, unsigned c)
+{
+	uint64_t pcpu_sym;
+	struct kvs_typeinfo pc;
+
+	ck_assert_int_eq(kvs_symbol(kd, "__pcpu", &pcpu_sym, NULL), 0);
+	ck_assert_int_eq(kvs_type(kd, "struct pcpu", &pc), 0);
+	return rd64(kd, pcpu_sym) + rd64(kd, p + member_off(kd, "struct malloc_type",
+	    "ks_mti.mti_stats")) + (uint64_t)c * pc.size;
+}
+
+/*
+ * 13+: a count too large for the fast sum to rule out a wrap (2^62 added to
+ * CPU 0's allocations of one type) makes the type summed again CPU by CPU,
+ * every add checked; its absent CPUs' records hold garbage here.  The type
+ * reads its truth plus what was added, absent CPUs 0, without a warning
+ * beyond the fixture's own (its bad-version type).
+ */
+START_TEST(recheck_sums_present_cpus)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *row = NULL, *pc;
+	json_t *types = json_object_get(json_object_get(t, "malloc"), "types");
+	kvs_t *kd = open_core("fbsd14", "mem.raw");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	const uint64_t big = 1ULL << 62;
+	uint64_t absent = absent_cpus(t), va[1 + 64 * 5], val[1 + 64 * 5], o_f[5], cpu0 = 0;
+	size_t i, n = 0;
+	unsigned c;
+	int f;
+
+	json_array_foreach(types, i, row) {
+		json_t *p0 = json_array_get(json_object_get(row, "percpu"), 0);
+		if (jget(p0, "cpu") == 0 && (cpu0 = jget(p0, "numallocs")) > 0)
+			break;
+	}
+	ck_assert_uint_gt(cpu0, 0);
+	for (f = 0; f < 5; f++)
+		o_f[f] = member_off(kd, "struct malloc_type_stats", st_fields[f]);
+	va[n] = stats13(kd, jget(row, "addr"), 0) + o_f[2];
+	val[n++] = cpu0 + big;
+	for (c = 0; c < 64; c++)
+		for (f = 0; absent >> c & 1 && f < 5; f++) {
+			va[n] = stats13(kd, jget(row, "addr"), c) + o_f[f];
+			val[n++] = 0x1000000ULL * (c + 1) + 77 * (uint64_t)f;
+		}
+	kvs_close(kd);
+	kd = open_copy("fbsd14", patch_raw("fbsd14", "recheck.raw", va, val, n));
+	for (int r = 0; r < 2; r++) {
+		ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+		ck_assert_uint_eq(kvs_warnings(kd, NULL), 1);
+		ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(types));
+		mt = find_addr(l, jget(row, "addr"));
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(row, "numallocs") + big);
+		ck_assert_uint_eq(memstat_get_numfrees(mt), jget(row, "numfrees"));
+		ck_assert_uint_eq(memstat_get_memalloced(mt), jget(row, "memalloced"));
+		ck_assert_uint_eq(memstat_get_memfreed(mt), jget(row, "memfreed"));
+		ck_assert_uint_eq(memstat_get_sizemask(mt), jget(row, "sizemask"));
+		ck_assert_uint_eq(memstat_get_count(mt), jget(row, "inuse") + big);
+		json_array_foreach(json_object_get(row, "percpu"), i, pc) {
+			int cpu = (int)jget(pc, "cpu");
+			ck_assert_uint_eq(memstat_get_percpu_numallocs(mt, cpu),
+			    jget(pc, "numallocs") + (cpu == 0 ? big : 0));
+			ck_assert_uint_eq(memstat_get_percpu_memalloced(mt, cpu), jget(pc, "memalloced"));
+			ck_assert_uint_eq(memstat_get_percpu_numfrees(mt, cpu), jget(pc, "numfrees"));
+			ck_assert_uint_eq(memstat_get_percpu_sizemask(mt, cpu), jget(pc, "sizemask"));
+		}
+	}
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/*
+ * 13+: one type's statistics lie nowhere (its mti_stats offset leads out of
+ * the dump).  The refresh fails, naming that type (name and address from
+ * the truth) and the first CPU whose record could not be read (the first
+ * present one), and the list keeps what it had.
+ */
+START_TEST(unreadable_stats_named)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	json_t *types = json_object_get(json_object_get(t, "malloc"), "types");
+	json_t *row = json_array_get(types, 3);
+	kvs_t *kd = open_core("fbsd14", "mem.raw");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	uint64_t va, val = 0x7000000000ULL;
+	char want[256];
+
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), 0);
+	va = jget(row, "addr") + member_off(kd, "struct malloc_type", "ks_mti.mti_stats");
+	kvs_close(kd);
+	kd = open_copy("fbsd14", patch_raw("fbsd14", "stats-nowhere.raw", &va, &val, 1));
+	ck_assert_int_eq(memstat_kvm_malloc(l, kd), -1);
+	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM);
+	snprintf(want, sizeof(want), "malloc type \"%s\" at 0x%llx",
+	    json_string_value(json_object_get(row, "name")), (unsigned long long)jget(row, "addr"));
+	ck_assert_msg(strstr(kvs_geterr(kd), want) != NULL, "%s", kvs_geterr(kd));
+	snprintf(want, sizeof(want), "CPU %llu statistics",
+	    (unsigned long long)jnum(json_array_get(json_object_get(t, "cpus"), 0)));
+	ck_assert_msg(strstr(kvs_geterr(kd), want) != NULL, "%s", kvs_geterr(kd));
+	ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(types));
+	check_percpu(l, t, NULL);
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/*
+ * 5.x keeps no free counter: frees are calls - inuse, an upper bound, and 0
+ * when a type's calls (written here) are fewer than its items in use.
+ */
+START_TEST(calls_below_inuse_5)
+{
+	json_t *t = load_truth("fbsd5/truth.json"), *row = NULL;
+	kvs_t *kd = open_core("fbsd5", "mem.raw");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *mt;
+	uint64_t va, calls = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(t, "malloc"), "types"), i, row)
+		if (jget(row, "inuse") >= 2)
+			break;
+	ck_assert_ptr_nonnull(row);
+	ck_assert_uint_ge(jget(row, "inuse"), 2);
+	calls = jget(row, "inuse") - 1;
+	va = jget(row, "addr") + member_off(kd, "struct malloc_type", "ks_calls");
+	kvs_close(kd);
+	kd = open_copy("fbsd5", patch_raw("fbsd5", "calls5.raw", &va, &calls, 1));
+	ck_assert_msg(memstat_kvm_malloc(l, kd) == 0, "%s", kvs_geterr(kd));
+	mt = find_addr(l, jget(row, "addr"));
+	ck_assert_ptr_nonnull(mt);
+	ck_assert_uint_eq(memstat_get_numallocs(mt), calls);
+	ck_assert_uint_eq(memstat_get_count(mt), jget(row, "inuse"));
+	ck_assert_uint_eq(memstat_get_numfrees(mt), 0);
+	ck_assert_uint_eq(memstat_get_bytes(mt), jget(row, "memuse_bytes"));
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(refresh_fbsd14)
 {
 	refresh_pair("fbsd14", "vmcore.minidump3");
@@ -587,6 +834,10 @@ main(void)
 	tcase_add_test(tc, cyclic_list);
 	tcase_add_test(tc, totals_without_percpu);
 	tcase_add_test(tc, shared_stats_record);
+	tcase_add_test(tc, absent_cpus_ignored_6);
+	tcase_add_test(tc, recheck_sums_present_cpus);
+	tcase_add_test(tc, unreadable_stats_named);
+	tcase_add_test(tc, calls_below_inuse_5);
 	tcase_add_test(tc, refresh_fbsd14);
 	tcase_add_test(tc, refresh_fbsd12);
 	suite_add_tcase(s, tc);

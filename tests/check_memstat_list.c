@@ -200,6 +200,53 @@ START_TEST(abort_restores_names_and_keeps_capacity)
 }
 END_TEST
 
+/*
+ * A failed refresh puts back what the refresh it follows left, not what an
+ * older one did: a name set by the last good refresh (not the first one's),
+ * the CPU count of the last good refresh (the failed one had more), and the
+ * vanished mark of an entry the failed refresh saw again.
+ */
+START_TEST(abort_restores_last_good_state)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	struct memory_type *a, *b;
+	int is_new;
+
+	refresh(l, K, N, 2, 4, 10);                            /* K[1] "temp" */
+	b = memstat_mtl_find(l, ALLOCATOR_MALLOC, "temp");
+	ck_assert_ptr_nonnull(b);
+	/* A good refresh renames K[1]; a failed one renames it again. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	a = mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[1], &is_new), b);
+	mtl_set_name(b, "renamed", 0xbeef);
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 8), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[1], &is_new), b);
+	ck_assert_uint_eq(memstat_get_maxcpus(b), 8);
+	mtl_set_name(b, "renamed_again", 0xcafe);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_str_eq(memstat_get_name(b), "renamed");
+	ck_assert_uint_eq(b->mt_namekey, 0xbeef);
+	ck_assert_uint_eq(memstat_get_maxcpus(b), 4);
+	/* K[1] vanishes in a good refresh, comes back in a failed one. */
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[0], &is_new), a);
+	mtl_refresh_commit(l, ALLOCATOR_MALLOC);
+	ck_assert_int_eq(memstat_get_vanished(b), 1);
+	ck_assert_int_eq(memstat_get_vanished(a), 0);
+	ck_assert_int_eq(mtl_refresh_begin(l, ALLOCATOR_MALLOC, 4), 0);
+	ck_assert_ptr_eq(mtl_upsert(l, ALLOCATOR_MALLOC, K[1], &is_new), b);
+	ck_assert_int_eq(memstat_get_vanished(b), 0);
+	mtl_refresh_abort(l, ALLOCATOR_MALLOC, MEMSTAT_ERROR_KVM);
+	ck_assert_int_eq(memstat_get_vanished(b), 1);
+	ck_assert_int_eq(memstat_get_vanished(a), 0);
+	ck_assert_int_eq(memstat_mtl_sweep(l), 1);
+	ck_assert_uint_eq(memstat_mtl_count(l), 1);
+	memstat_mtl_free(l);
+}
+END_TEST
+
 START_TEST(reset_and_vanished_values)
 {
 	struct memory_type_list *l = memstat_mtl_alloc();
@@ -768,6 +815,7 @@ main(void)
 	tcase_add_test(tc, vanished_and_sweep);
 	tcase_add_test(tc, abort_restores);
 	tcase_add_test(tc, abort_restores_names_and_keeps_capacity);
+	tcase_add_test(tc, abort_restores_last_good_state);
 	tcase_add_test(tc, reset_and_vanished_values);
 	tcase_add_test(tc, allocators_are_separate);
 	tcase_add_test(tc, percpu_off);

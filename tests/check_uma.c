@@ -2,7 +2,7 @@
  * check_uma.c - memstat_kvm_uma against the generator's truth (FreeBSD 13+
  * layout): every field of every zone, vmstat -z text, memstat_kvm_all,
  * refresh, and bad input (a looping zone list or bucket list, a bucket count above its
- * capacity, an unreadable counter).
+ * capacity, an unreadable counter, garbage in the counters of absent CPUs).
  */
 #include <check.h>
 #include <stdio.h>
@@ -43,6 +43,28 @@ open_core(const char *core, int flags)
 
 	ck_assert_msg(kd != NULL, "%s", err);
 	return kd;
+}
+
+/* The truth's zones, in list order from mt on: identity and counters.
+ * Returns the entry after them. */
+static struct memory_type *
+check_zone_counts(struct memory_type *mt, json_t *zones)
+{
+	json_t *z;
+	size_t i;
+
+	json_array_foreach(zones, i, z) {
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_uint_eq(memstat_get_kaddr(mt), jget(z, "addr"));
+		ck_assert_uint_eq(memstat_get_numallocs(mt), jget(z, "numallocs"));
+		ck_assert_uint_eq(memstat_get_numfrees(mt), jget(z, "numfrees"));
+		ck_assert_uint_eq(memstat_get_failures(mt), jget(z, "failures"));
+		ck_assert_uint_eq(memstat_get_xdomain(mt), jget(z, "xdomain"));
+		ck_assert_uint_eq(memstat_get_free(mt), jget(z, "free"));
+		ck_assert_uint_eq(memstat_get_count(mt), jget(z, "count"));
+		mt = memstat_mtl_next(mt);
+	}
+	return mt;
 }
 
 START_TEST(zones_equal_truth)
@@ -160,21 +182,12 @@ START_TEST(all_and_refresh)
 }
 END_TEST
 
-/* A copy of the raw image with 8 bytes patched at the PA of `va`. */
+/* A copy of the raw image with `width` bytes of `value` at `va`. */
 static void
 patch(char *out, size_t outlen, uint64_t va, uint64_t value, size_t width)
 {
-	kvs_t *kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
-	uint64_t pa;
-	size_t len;
-	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
-
 	snprintf(out, outlen, "%s", path_join(test_tmpdir(), "uma.raw"));
-	ck_assert_int_eq(kvs_kvtop(kd, va, &pa), 0);
-	memcpy(img + pa, &value, width);
-	ck_assert_int_eq(write_file(out, img, len), 0);
-	free(img);
-	kvs_close(kd);
+	patch_image("fbsd14/kernel", "fbsd14/mem.raw", out, &va, &value, &width, 1);
 }
 
 START_TEST(bad_input)
@@ -213,6 +226,13 @@ START_TEST(bad_input)
 	kd = open_core(copy, KVS_O_RAW);
 	ck_assert_int_eq(memstat_kvm_uma(l, kd), -1);
 	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "counter(9)"));
+	/* ... and says whose: the zone, by its name in the truth. */
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "zone %s:",
+		    json_string_value(json_object_get(json_array_get(zones, 5), "name")));
+		ck_assert_msg(strstr(kvs_geterr(kd), want) != NULL, "%s", kvs_geterr(kd));
+	}
 	ck_assert_int_eq(memstat_mtl_geterror(l), MEMSTAT_ERROR_KVM);
 	kvs_close(kd);
 	memstat_mtl_free(l);
@@ -310,7 +330,7 @@ START_TEST(shared_counter_slots)
 	const char *ctr[4] = { "uz_allocs", "uz_frees", "uz_fails", "uz_xdomain" };
 	json_t *t = load_truth("fbsd14/truth.json");
 	json_t *zones = json_object_get(json_object_get(t, "uma"), "zones");
-	json_t *mbuf = json_array_get(zones, 5), *cpu, *z;
+	json_t *mbuf = json_array_get(zones, 5), *cpu;
 	kvs_t *kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
 	struct kvs_typeinfo ci, di, ki, kdi;
 	uint64_t o_link, o_name, o_cpu, o_keg, o_kzones, o_klink, o_ctr[4];
@@ -396,18 +416,8 @@ START_TEST(shared_counter_slots)
 	for (int r = 0; r < 2; r++) {
 		ck_assert_msg(memstat_kvm_uma(l, kd) == 0, "%s", kvs_geterr(kd));
 		ck_assert_uint_eq(memstat_mtl_count(l), NZ + json_array_size(zones));
-		mt = memstat_mtl_first(l);
 		/* The fixture's zones, walked after the new keg, as before. */
-		json_array_foreach(zones, i, z) {
-			ck_assert_ptr_nonnull(mt);
-			ck_assert_uint_eq(memstat_get_kaddr(mt), jget(z, "addr"));
-			ck_assert_uint_eq(memstat_get_numallocs(mt), jget(z, "numallocs"));
-			ck_assert_uint_eq(memstat_get_numfrees(mt), jget(z, "numfrees"));
-			ck_assert_uint_eq(memstat_get_failures(mt), jget(z, "failures"));
-			ck_assert_uint_eq(memstat_get_xdomain(mt), jget(z, "xdomain"));
-			ck_assert_uint_eq(memstat_get_free(mt), jget(z, "free"));
-			mt = memstat_mtl_next(mt);
-		}
+		mt = check_zone_counts(memstat_mtl_first(l), zones);
 		for (i = 0; i < NZ; i++, mt = memstat_mtl_next(mt)) {
 			ck_assert_ptr_nonnull(mt);
 			snprintf(name, sizeof(name), "shared%03zu", i);
@@ -431,6 +441,60 @@ START_TEST(shared_counter_slots)
 END_TEST
 
 /*
+ * FreeBSD 12: counter(9) copies of the CPU ids that are not in all_cpus hold
+ * garbage (the generator leaves them 0): every zone still reads the sum of
+ * the present CPUs' copies, its truth.  The counters' addresses are read
+ * from the zones as they lie in the dump.
+ */
+START_TEST(absent_cpu_counters_ignored)
+{
+	static const char *const ctr[3] = { "uz_allocs", "uz_frees", "uz_fails" };
+	json_t *t = load_truth("fbsd12/truth.json"), *zones, *z, *cpu;
+	char err[KVS_ERRBUF_SIZE];
+	const char *copy = path_join(test_tmpdir(), "uma12-absent.raw");
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = kvs_open(fixture_path("fbsd12/kernel"), fixture_path("fbsd12/mem.raw"), 0, err);
+	uint64_t maxid = jget(t, "mp_maxid"), present = 0, off[3], ctrva, *va, *val;
+	size_t i, n = 0;
+	unsigned c;
+	int k;
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_uint_lt(maxid, 64);
+	zones = json_object_get(json_object_get(t, "uma"), "zones");
+	json_array_foreach(json_object_get(t, "cpus"), i, cpu)
+		present |= 1ULL << jnum(cpu);
+	va = calloc(json_array_size(zones) * 3 * 64, sizeof(*va));
+	val = calloc(json_array_size(zones) * 3 * 64, sizeof(*val));
+	for (k = 0; k < 3; k++)
+		off[k] = member_off(kd, "struct uma_zone", ctr[k]);
+	json_array_foreach(zones, i, z) {
+		for (k = 0; k < 3; k++) {
+			ck_assert_int_eq(kvs_read(kd, jget(z, "addr") + off[k], &ctrva, 8), 0);
+			for (c = 0; c <= maxid; c++)
+				if (!(present >> c & 1)) {
+					va[n] = ctrva + (uint64_t)c * 4096;
+					val[n++] = 0x0123456789abcdefULL;
+				}
+		}
+	}
+	kvs_close(kd);
+	ck_assert_uint_gt(n, 0);                        /* the fixture has absent CPUs */
+	patch_image("fbsd12/kernel", "fbsd12/mem.raw", copy, va, val, NULL, n);
+	free(va);
+	free(val);
+	kd = kvs_open(fixture_path("fbsd12/kernel"), copy, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_msg(memstat_kvm_uma(l, kd) == 0, "%s", kvs_geterr(kd));
+	ck_assert_uint_eq(memstat_mtl_count(l), json_array_size(zones));
+	ck_assert_ptr_null(check_zone_counts(memstat_mtl_first(l), zones));
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/*
  * A zone's list of full buckets that loops, in each layout (13+ and 12 keep
  * a list per memory domain, 11 one per zone): its last bucket linked back to
  * its first, or its first bucket to itself.  The refresh ends with an error
@@ -447,9 +511,8 @@ START_TEST(bucket_list_cycle)
 	json_t *t, *uma, *zones, *bk = NULL, *z = NULL;
 	struct memory_type_list *l = memstat_mtl_alloc();
 	struct memory_type *mt;
-	uint64_t link, from, to, pa, free0, zfree0, at;
-	size_t i, d, len, count0;
-	uint8_t *img;
+	uint64_t link, from, to, free0, zfree0, at;
+	size_t i, d, count0;
 	const char *m;
 	kvs_t *kd;
 	int on_loop = 0;
@@ -485,16 +548,15 @@ START_TEST(bucket_list_cycle)
 	free0 = memstat_get_free(mt);
 	zfree0 = memstat_get_zonefree(mt);
 	ck_assert_uint_eq(zfree0, jget(z, "zonefree"));
-	ck_assert_int_eq(kvs_kvtop(kd, from + link, &pa), 0);
 	kvs_close(kd);
 
-	img = read_file(fixture_path(copy), &len);
-	ck_assert_ptr_nonnull(img);
-	ck_assert(pa + 8 <= len);
-	memcpy(img + pa, &to, 8);
-	snprintf(copy, sizeof(copy), "%s/bucket-cycle-%s-%d.raw", test_tmpdir(), dir, self);
-	ck_assert_int_eq(write_file(copy, img, len), 0);
-	free(img);
+	{
+		char image[256];
+		uint64_t va = from + link;
+		snprintf(image, sizeof(image), "%s/mem.raw", dir);
+		snprintf(copy, sizeof(copy), "%s/bucket-cycle-%s-%d.raw", test_tmpdir(), dir, self);
+		patch_image(path, image, copy, &va, &to, NULL, 1);
+	}
 	kd = kvs_open(fixture_path(path), copy, KVS_O_RAW, err);
 	ck_assert_msg(kd != NULL, "%s", err);
 	ck_assert_int_eq(memstat_kvm_uma(l, kd), -1);
@@ -530,6 +592,7 @@ main(void)
 	tcase_add_test(tc, all_and_refresh);
 	tcase_add_test(tc, refresh_across_moments);
 	tcase_add_test(tc, unmapped_percpu_bucket);
+	tcase_add_test(tc, absent_cpu_counters_ignored);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, shared_counter_slots);
 	tcase_add_loop_test(tc, bucket_list_cycle, 0, 2 * (int)(sizeof(cycle_dirs) / sizeof(cycle_dirs[0])));

@@ -71,6 +71,25 @@ flow-kept-after-walker-counters :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_f
 krec-memo-count-only :: libkvmstat/core/kread.c :: 1 :: if (memo[0].addr == n && memcmp(memo + 1, r, n * sizeof(*r)) == 0) { :: if (memo[0].addr == n) { :: check_kread
 handle-memo-any-tag :: libkvmstat/core/kvs.c :: 1 :: if (kd->memo[i].tag == tag) :: if (kd->memo[i].tag != NULL) :: check_open
 krec-reverse-ties :: libkvmstat/core/kread.c :: 1 :: down += r[i - 1].addr > r[i].addr; :: down += r[i - 1].addr >= r[i].addr; :: check_kread
+uma-counter-last-cpu :: libkvmstat/os/freebsd/uma.c :: 2 :: for (c = 0; c <= cpus->maxid; c++) { :: for (c = 0; c < cpus->maxid; c++) { :: check_uma
+uma-counter9-absent-cpu :: libkvmstat/os/freebsd/uma.c :: 1 :: if (!kcpu_present(cpus, c)) :: if (0 && !kcpu_present(cpus, c)) :: check_uma
+uma-cache-absent-cpu :: libkvmstat/os/freebsd/uma.c :: 1 :: if (internal || !kcpu_present(cpus, c)) { :: if (internal) { :: check_uma
+uma-kegfree-secondary :: libkvmstat/os/freebsd/uma.c :: 1 :: !secondary || first, &next, &pend) :: true, &next, &pend) :: check_uma
+uma-keg-domain-swapped :: libkvmstat/os/freebsd/uma.c :: 1 :: mt->mt_dom_kegfree[d] = fi; :: mt->mt_dom_kegfree[L->ndomains - 1 - d] = fi; :: check_uma
+uma-clamp-missing :: libkvmstat/os/freebsd/uma.c :: 1 :: if (a < f) :: if (0 && a < f) :: check_uma
+uma-xdomain-from-fails :: libkvmstat/os/freebsd/uma.c :: 1 :: it->mt->mt_xdomain = it->sum[3]; :: it->mt->mt_xdomain = it->sum[2]; :: check_uma
+uma-percpu-free-running :: libkvmstat/os/freebsd/uma.c :: 1 :: pc[c].mtp_free = cached; :: pc[c].mtp_free = free_sum + cached; :: check_uma
+uma-counter-error-unnamed :: libkvmstat/os/freebsd/uma.c :: 1 :: return kerr_push(&kd->err, "zone %s", it->mt->mt_name); :: return kerr_push(&kd->err, "a zone"); :: check_uma
+malloc-6-absent-cpu :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (!kcpu_present(cpus, c)) :: if (0 && !kcpu_present(cpus, c)) :: check_malloc
+malloc-recheck-absent-cpu :: libkvmstat/os/freebsd/malloc.c :: 2 :: if (!kcpu_present(cpus, c)) :: if (0 && !kcpu_present(cpus, c)) :: check_malloc
+malloc-recheck-not-reset :: libkvmstat/os/freebsd/malloc.c :: 1 :: it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0; :: it->mask = 0; :: check_malloc
+malloc-6-last-cpu :: libkvmstat/os/freebsd/malloc.c :: 1 :: n = cpus->maxid + 1 - c0; :: n = cpus->maxid - c0; :: check_malloc
+malloc-5-numfrees-unclamped :: libkvmstat/os/freebsd/malloc.c :: 1 :: mt->mt_numfrees = calls >= inuse ? calls - inuse : 0; :: mt->mt_numfrees = calls - inuse; :: check_malloc
+malloc-recheck-error-cpu-unnamed :: libkvmstat/os/freebsd/malloc.c :: 2 :: kerr_push(&kd->err, "CPU %d statistics", c); :: (void)c; :: check_malloc
+abort-vanished-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_vanished = mt->mt_saved_vanished; :: ; :: check_memstat_list
+abort-maxcpus-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_maxcpus = mt->mt_saved_maxcpus; :: ; :: check_memstat_list
+snapshot-name-saved-kept :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_name_saved = false; :: ; :: check_memstat_list
+abort-percpu-valid-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_percpu_valid = mt->mt_saved_percpu_valid; :: ; :: check_memstat_list
 EOF
 )
 

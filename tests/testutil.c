@@ -366,3 +366,40 @@ require_oracles(void)
 	    "KVS_ALLOW_MISSING_ORACLES=1 to skip this suite\n", me, missing);
 	exit(EXIT_FAILURE);
 }
+
+void
+patch_image(const char *kernel, const char *image, const char *dst, const uint64_t *va,
+    const uint64_t *val, const size_t *width, size_t n)
+{
+	char err[KVS_ERRBUF_SIZE], k[4096], m[4096];
+	kvs_t *kd;
+	uint8_t *img;
+	uint64_t pa;
+	size_t len, i;
+
+	snprintf(k, sizeof(k), "%s", fixture_path(kernel));
+	snprintf(m, sizeof(m), "%s", fixture_path(image));
+	kd = kvs_open(k, m, 0, err);
+	ck_assert_msg(kd != NULL, "%s: %s", m, err);
+	img = read_file(m, &len);
+	ck_assert_msg(img != NULL, "%s", m);
+	for (i = 0; i < n; i++) {
+		size_t w = width != NULL ? width[i] : 8;
+		ck_assert_uint_le(w, 8);
+		ck_assert_msg(kvs_kvtop(kd, va[i], &pa) == 0, "%s", kvs_geterr(kd));
+		ck_assert_uint_le(pa + w, len);
+		memcpy(img + pa, &val[i], w);         /* the low bytes: little-endian */
+	}
+	kvs_close(kd);
+	ck_assert_int_eq(write_file(dst, img, len), 0);
+	free(img);
+}
+
+uint64_t
+rd64(kvs_t *kd, uint64_t va)
+{
+	uint64_t v;
+
+	ck_assert_msg(kvs_read(kd, va, &v, 8) == 0, "%s", kvs_geterr(kd));
+	return v;
+}

@@ -56,3 +56,11 @@ uint64_t jget(const json_t *o, const char *key);
 /* Offset of type.member from the kernel's types (aborts the test when the
  * kernel has no such member): for tests that patch kernel structures. */
 uint64_t member_off(kvs_t *kd, const char *type, const char *member);
+/* The u64 at the kernel address va (fails the test when it cannot be read). */
+uint64_t rd64(kvs_t *kd, uint64_t va);
+/* Write to dst a copy of the raw image $KVS_FIXTURES/<image> with, for each
+ * i < n, the low width[i] bytes (8 when width is NULL) of val[i] at the
+ * kernel address va[i], translated through $KVS_FIXTURES/<kernel> and the
+ * image (fails the test when one is not in the image). */
+void patch_image(const char *kernel, const char *image, const char *dst, const uint64_t *va,
+    const uint64_t *val, const size_t *width, size_t n);
