@@ -1597,17 +1597,48 @@ fx_drop(const struct fsec *s, uint64_t from, uint64_t to)
 		(void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/*
+ * Map the pages of .debug_info in [from, to) ahead of the scan, in one call
+ * instead of a fault per few pages (a fault is dear in a virtual machine);
+ * a kernel without MADV_POPULATE_READ (before 5.14) faults them in as read.
+ */
+static void
+fx_populate(const struct fsec *s, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)s->p + from) & ~(pg - 1);
+	uintptr_t b = ((uintptr_t)s->p + to + pg - 1) & ~(pg - 1);
+
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_READ);
+#else
+	(void)s;
+	(void)from;
+	(void)to;
+#endif
+}
+
 static void *
 fx_run(void *arg)
 {
 	struct fx_thread *t = arg;
 	struct fx_shared *sh = t->sh;
-	uint64_t dropped = sh->cu[t->cu0];
+	uint64_t dropped = sh->cu[t->cu0], populated = sh->cu[t->cu0];
 	size_t i;
 
 	for (i = t->cu0; i < t->cu1; i++) {
 		if (atomic_load(&sh->stop))
 			break;
+		if (sh->cu[i + 1] > populated) {
+			uint64_t to = populated + (2u << 20);
+			if (to < sh->cu[i + 1])
+				to = sh->cu[i + 1];
+			if (to > sh->cu[t->cu1])
+				to = sh->cu[t->cu1];
+			fx_populate(&sh->info, populated, to);
+			populated = to;
+		}
 		if (!fx_unit(t, i, sh->cu[i], sh->cu[i + 1])) {
 			t->failed = true;
 			atomic_store(&sh->stop, true);
