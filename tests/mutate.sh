@@ -90,6 +90,12 @@ abort-vanished-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_vanis
 abort-maxcpus-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_maxcpus = mt->mt_saved_maxcpus; :: ; :: check_memstat_list
 snapshot-name-saved-kept :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_name_saved = false; :: ; :: check_memstat_list
 abort-percpu-valid-not-restored :: libkvmstat/memstat/memstat.c :: 1 :: mt->mt_percpu_valid = mt->mt_saved_percpu_valid; :: ; :: check_memstat_list
+malloc-tsum-unchecked :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (anys & bigbits) :: if (anys & bigbits & 0) :: check_evidence:bounded
+malloc-tsum-absent-cpu-not-zeroed :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (!kcpu_present(cpus, c) && mv > 0) :: if (0) :: check_malloc
+malloc-tsum-percpu-mask :: libkvmstat/os/freebsd/malloc.c :: 1 :: memcpy(pa + row[k] + 32, &m, sizeof(m)); :: (void)m; :: check_malloc check_gdb
+malloc-tsum-percpu-counts :: libkvmstat/os/freebsd/malloc.c :: 1 :: memcpy(pa + row[k], &v, sizeof(v)); :: (void)v; :: check_malloc check_gdb
+malloc-tsum-sum-mask :: libkvmstat/os/freebsd/malloc.c :: 1 :: it->mask |= mask; :: (void)mask; :: check_malloc
+peek-page-len-unchecked :: libkvmstat/core/kvs.c :: 1 :: kva >> 12 == kd->peek_vpn && (kva & 4095) + len <= 4096 :: kva >> 12 == kd->peek_vpn :: check_malloc check_uma check_translate
 EOF
 )
 

@@ -289,7 +289,7 @@ static const struct oracle_req oracle_reqs[] = {
 	    "fbsd14/vmcore.minidump3", "linux-kaslr/vmlinux", "linux-nokaslr/vmcore" }, 1 },
 	{ "check_layout_cache", { "gcc" }, { NULL }, 1 },
 	{ "check_open", { "objcopy" }, { "fbsd14/kernel" }, 0 },
-	{ "check_evidence", { "setpriv", "sh" }, { "fbsd14/kernel", "linux-kaslr/vmlinux" }, 0 },
+	{ "check_evidence", { "setpriv", "sh", "gzip" }, { "fbsd14/kernel", "linux-kaslr/vmlinux" }, 0 },
 	{ "check_badinput", { "objcopy", "gzip" }, { "fbsd14/kernel" }, 0 },
 	{ "check_cli", { "python3", "gcc", "ld", "bash" }, { "fbsd14/kernel" }, 1 },
 	/* python3, gcc, ld, bash: fixtures/gen/big-kernel.sh (many_cu_kernels) */

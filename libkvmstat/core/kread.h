@@ -64,6 +64,24 @@ kfield_get(const void *buf, size_t buflen, const struct kfield *f)
 	return kfield_get_slow(buf, buflen, f);
 }
 
+/* A field that is a whole little-endian u64 inside a buffer of buflen
+ * bytes: a walker decides this once per layout and then reads the field
+ * with kfield_u64, no check per item. */
+static inline bool
+kfield_is_u64(const struct kfield *f, size_t buflen)
+{
+	return f->present && f->bit_size == 0 && f->size == 8 && f->off <= buflen &&
+	    buflen - f->off >= 8;
+}
+static inline uint64_t
+kfield_u64(const void *buf, const struct kfield *f)
+{
+	uint64_t x;
+
+	memcpy(&x, (const uint8_t *)buf + f->off, 8);
+	return le64toh(x);
+}
+
 /*
  * Bulk reads of many small records that sit close together in memory (the
  * per-CPU statistics of malloc types, counter(9) slots of UMA zones): the

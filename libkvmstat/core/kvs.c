@@ -809,6 +809,8 @@ check_shrunk(kvs_t *kd)
 		return;
 	kd->shrunk = (uint64_t)st.st_size < kd->map_len;
 	kd->shrunk_to = (uint64_t)st.st_size;
+	if (kd->shrunk)
+		kd->peek_host = NULL;
 }
 
 static int
@@ -871,6 +873,7 @@ void
 kvs_tlb_flush(kvs_t *kd)
 {
 	memset(kd->tlb, 0, sizeof(kd->tlb));
+	kd->peek_host = NULL;
 	if (kd->src->refresh != NULL)
 		kd->src->refresh(kd->src_priv);
 	check_shrunk(kd);
@@ -950,17 +953,35 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 	return 0;
 }
 
-const void *
-kvs_peek(kvs_t *kd, uint64_t kva, size_t len)
+/* A peek that is not within the last page peeked: translated, and its
+ * page remembered when the whole of it lies in the mapping (walkers peek
+ * neighbouring objects one after another). */
+static __attribute__((noinline)) const void *
+peek_miss(kvs_t *kd, uint64_t kva, size_t len)
 {
-	uint64_t pa, run;
+	uint64_t pa, run, off = kva & 4095;
+	const uint8_t *page;
 
 	if (kd->shrunk || kd->info.virtual_only || kd->src->map_phys == NULL ||
 	    translate(kd, kva, &pa, &run) != 0) {
 		kerr_clear(&kd->err);
 		return NULL;
 	}
+	if (run >= 4096 - off && (page = kd->src->map_phys(kd->src_priv, pa - off, 4096)) != NULL) {
+		kd->peek_vpn = kva >> 12;
+		kd->peek_host = page;
+		if (off + len <= 4096)
+			return page + off;
+	}
 	return len <= run ? kd->src->map_phys(kd->src_priv, pa, len) : NULL;
+}
+
+const void *
+kvs_peek(kvs_t *kd, uint64_t kva, size_t len)
+{
+	if (kd->peek_host != NULL && kva >> 12 == kd->peek_vpn && (kva & 4095) + len <= 4096)
+		return kd->peek_host + (kva & 4095);
+	return peek_miss(kd, kva, len);
 }
 
 int

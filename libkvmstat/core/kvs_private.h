@@ -90,6 +90,11 @@ struct kvs {
 	struct kvs_tlbe {
 		uint64_t va, pa, size;    /* size 0 = empty */
 	} tlb[64];
+	/* kvs_peek's last page: the 4 KiB page of kernel VA peek_vpn << 12
+	 * lies whole at peek_host in the source's mapping (peek_host NULL:
+	 * none).  Emptied with the TLB, and by a source that shrank. */
+	uint64_t peek_vpn;
+	const uint8_t *peek_host;
 	unsigned nwarn;                   /* warnings since the last walk began */
 	char warn[KVS_MSG_MAX];           /* the first of them */
 	/* The kernel file's .BTF, asked before DWARF (NULL: none, not yet

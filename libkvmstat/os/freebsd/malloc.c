@@ -49,7 +49,16 @@ struct mlayout {
 	uint64_t pcpu_stride;             /* 12/13+: sizeof(struct pcpu) */
 	uint64_t stats_count;             /* 6-11: array bound (MAXCPU) */
 	bool canonical;                   /* stats are 5 u64s at offsets 0..32 */
+	bool direct;                      /* the fields the walk reads are u64s */
 };
+
+/* A field of struct malloc_type, read where it lies (kfield_u64) when the
+ * layout allows it, as most do. */
+static inline uint64_t
+mt_get(const struct mlayout *L, const uint8_t *mtbuf, const struct kfield *f)
+{
+	return L->direct ? kfield_u64(mtbuf, f) : kfield_get(mtbuf, L->mt_size, f);
+}
 
 static int
 resolve_layout(kvs_t *kd, struct mlayout *L)
@@ -119,6 +128,10 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 	    L->sizemask.off == 32 && L->sizemask.size == 8 &&
 	    getenv("KVS_MALLOC_FIELDWISE") == NULL;  /* tests: hold the general path to truth */
 
+	L->direct = kfield_is_u64(&L->next, L->mt_size) &&
+	    kfield_is_u64(&L->shortdesc, L->mt_size) &&
+	    kfield_is_u64(&L->version, L->mt_size) &&
+	    kfield_is_u64(L->gen == MGEN_13 ? &L->stats_in_mt : &L->handle, L->mt_size);
 	if (L->gen == MGEN_12 || L->gen == MGEN_13) {
 		struct kvs_typeinfo pc;
 		L->pcpu_stride = kvs_type(kd, "struct pcpu", &pc) == 0 ? pc.size : 4096;
@@ -370,11 +383,11 @@ pending_add(kvs_t *kd, struct memory_type_list *list, const struct mlayout *L,
 	if (L->gen == MGEN_12) {
 		size_t mtilen = (size_t)(L->stats_in_mti.off + 8);
 		if (mtilen > sizeof(mti) ||
-		    kvs_read(kd, kfield_get(mtbuf, L->mt_size, &L->handle), mti, mtilen) != 0)
+		    kvs_read(kd, mt_get(L, mtbuf, &L->handle), mti, mtilen) != 0)
 			return kerr_push(&kd->err, "malloc_type_internal");
 		base = kfield_get(mti, mtilen, &L->stats_in_mti);
 	} else
-		base = L->pcpu_base + kfield_get(mtbuf, L->mt_size, &L->stats_in_mt);
+		base = L->pcpu_base + mt_get(L, mtbuf, &L->stats_in_mt);
 	if (pd->n == pd->cap) {
 		size_t cap = pd->cap ? pd->cap * 2 : 256;
 		struct pitem *it = mtl_scratch(list, 0, cap * sizeof(*it));
@@ -483,6 +496,65 @@ run_sum(struct racc *a, struct racc *aend, const uint8_t *src, size_t row)
 	}
 }
 
+/* Up to this many CPUs, a run whose copies all lie in the dump's mapping
+ * is summed record by record over the CPUs (rec_sum): each record's sums
+ * stay in registers, and the CPUs' copies of a cache line are all touched
+ * before the next line.  Beyond 16 CPUs the rows of the store each record
+ * is copied to lie too far apart: CPU by CPU is faster there. */
+#define RUN_TCPUS 16
+
+/* One record of a run over the CPUs whose copies of the run are at src[k]:
+ * summed, and copied to the entry's rows of the store when it keeps
+ * per-CPU counters (the k-th CPU's row row[k] bytes from pa).  The sums go to the
+ * item as run_fold's do. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void
+rec_sum(struct pitem *it, const uint8_t *const *restrict src, const size_t *restrict row, int n,
+    size_t off,
+    uint64_t bigbits)
+{
+	v4u64 sum = { 0, 0, 0, 0 }, any = { 0, 0, 0, 0 };
+	uint8_t *pa = (uint8_t *)it->pa;
+	uint64_t mask = 0, anys;
+	int k;
+
+	if (pa != NULL) {
+		for (k = 0; k < n; k++) {
+			const uint8_t *rec = src[k] + off;
+			v4u64 v;
+			uint64_t m;
+			memcpy(&v, rec, sizeof(v));
+			memcpy(&m, rec + 32, sizeof(m));
+			sum += v;
+			any |= v;
+			mask |= m;
+			memcpy(pa + row[k], &v, sizeof(v));
+			memcpy(pa + row[k] + 32, &m, sizeof(m));
+		}
+	} else {
+		for (k = 0; k < n; k++) {
+			const uint8_t *rec = src[k] + off;
+			v4u64 v;
+			uint64_t m;
+			memcpy(&v, rec, sizeof(v));
+			memcpy(&m, rec + 32, sizeof(m));
+			sum += v;
+			any |= v;
+			mask |= m;
+		}
+	}
+	anys = any[0] | any[1] | any[2] | any[3];
+	if (anys & bigbits)
+		it->recheck = true;
+	it->wrapped |= __builtin_add_overflow(it->alloced, sum[0], &it->alloced);
+	it->wrapped |= __builtin_add_overflow(it->freed, sum[1], &it->freed);
+	it->wrapped |= __builtin_add_overflow(it->nallocs, sum[2], &it->nallocs);
+	it->wrapped |= __builtin_add_overflow(it->nfrees, sum[3], &it->nfrees);
+	it->mask |= mask;
+}
+
 /* A run's sums go to their items.  n values each below 2^(64-b), with
  * n <= 2^b, cannot pass 2^64: a type whose values are not that small is
  * summed again with every add checked (pending_recheck). */
@@ -582,20 +654,44 @@ pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus, stru
 			mv += pd->item[pd->rec[k].item].percpu;
 		blk = mv > 0 ? mtl_store_take(pd->list, ALLOCATOR_MALLOC, mv * ncpu) : NULL;
 		for (k = i, mv = 0; k < j; k++) {
-			struct racc *a = &acc[k - i];
 			struct pitem *it = &pd->item[pd->rec[k].item];
-			memset(a, 0, sizeof(*a));
-			a->off = (size_t)(pd->rec[k].addr - lo);
 			it->pa = NULL;
-			if (it->percpu && blk != NULL) {
-				a->pa = it->pa = blk + mv++;
-				it->pstride = 0;        /* set below: mv is the stride */
+			if (it->percpu && blk != NULL)
+				it->pa = blk + mv++;
+		}
+		for (k = i; k < j; k++)
+			pd->item[pd->rec[k].item].pstride = mv;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (L->canonical && ncpu <= RUN_TCPUS) {
+			/* Every present CPU's copy where it lies: record by
+			 * record (rec_sum).  Else CPU by CPU, below. */
+			const uint8_t *tsrc[RUN_TCPUS];
+			size_t trow[RUN_TCPUS];
+			int nt = 0;
+			for (c = 0; c <= cpus->maxid; c++) {
+				if (!kcpu_present(cpus, c))
+					continue;
+				if ((tsrc[nt] = kvs_peek(kd, lo + (uint64_t)c * L->pcpu_stride,
+				    len)) == NULL)
+					break;
+				trow[nt++] = (size_t)c * mv * sizeof(*blk);
+			}
+			if (c > cpus->maxid) {
+				for (c = 0; c <= cpus->maxid; c++)
+					if (!kcpu_present(cpus, c) && mv > 0)
+						memset(blk + (size_t)c * mv, 0, mv * sizeof(*blk));
+				for (k = i; k < j; k++)
+					rec_sum(&pd->item[pd->rec[k].item], tsrc, trow, nt,
+					    (size_t)(pd->rec[k].addr - lo), bigbits);
+				continue;
 			}
 		}
+#endif
 		for (k = i; k < j; k++) {
-			struct pitem *it = &pd->item[pd->rec[k].item];
-			if (it->pa != NULL)
-				it->pstride = mv;
+			struct racc *a = &acc[k - i];
+			memset(a, 0, sizeof(*a));
+			a->off = (size_t)(pd->rec[k].addr - lo);
+			a->pa = pd->item[pd->rec[k].item].pa;
 		}
 		for (c = 0; c <= cpus->maxid; c++) {
 			size_t row = (size_t)c * mv;
@@ -765,7 +861,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	}
 	list->mtl_fill_cache = MTL_PCPU_UNUSED;
 	kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES));
-	for (; p != 0; p = kfield_get(mtbuf, L.mt_size, &L.next)) {
+	for (; p != 0; p = mt_get(&L, mtbuf, &L.next)) {
 		struct memory_type *mt;
 		uint64_t desc;
 		int is_new;
@@ -780,7 +876,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			}
 			mtbuf = mtcopy;
 		}
-		if (L.version.present && kfield_get(mtbuf, L.mt_size, &L.version) != M_VERSION) {
+		if (L.version.present && mt_get(&L, mtbuf, &L.version) != M_VERSION) {
 			kvs_warn(kd, "malloc type at 0x%llx: ks_version %llu, expected %lu; skipped",
 			    (unsigned long long)p, (unsigned long long)kfield_get(mtbuf,
 			    L.mt_size, &L.version), M_VERSION);
@@ -799,7 +895,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			walk_err = MEMSTAT_ERROR_NOMEMORY;
 			goto walk_failed;
 		}
-		desc = kfield_get(mtbuf, L.mt_size, &L.shortdesc);
+		desc = mt_get(&L, mtbuf, &L.shortdesc);
 		if (is_new || mt->mt_namekey != desc) {
 			char name[MEMTYPE_MAXNAME];
 			if (desc == 0)
