@@ -199,13 +199,15 @@ START_TEST(bad_input)
 	char copy[4096];
 	const char *w;
 	kvs_t *kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
-	uint64_t link_off, cpu_off, cnt_off, alloc_off, allocs_off;
+	uint64_t link_off, cpu_off, cnt_off, alloc_off, allocs_off, free_off, cross_off;
 
 	link_off = member_off(kd, "struct uma_zone", "uz_link");
 	cpu_off = member_off(kd, "struct uma_zone", "uz_cpu");
 	alloc_off = member_off(kd, "struct uma_cache", "uc_allocbucket");
 	cnt_off = member_off(kd, "struct uma_cache_bucket", "ucb_cnt");
 	allocs_off = member_off(kd, "struct uma_zone", "uz_allocs");
+	free_off = member_off(kd, "struct uma_cache", "uc_freebucket");
+	cross_off = member_off(kd, "struct uma_cache", "uc_crossbucket");
 	kvs_close(kd);
 
 	/* 1: a zone list that loops back on itself. */
@@ -221,6 +223,36 @@ START_TEST(bad_input)
 	ck_assert_uint_ge(kvs_warnings(kd, &w), 1);
 	ck_assert_ptr_nonnull(strstr(w, "room for"));
 	kvs_close(kd);
+	/* 2b: CPU 0's free and cross buckets with negative counts (-1, -5):
+	 * each is named, neither is counted, so CPU 0 holds only what its
+	 * alloc bucket does: the truth less the two buckets' counts. */
+	{
+		uint64_t va[2] = { z + cpu_off + free_off + cnt_off, z + cpu_off + cross_off + cnt_off },
+		    val[2] = { 0xffff, 0xfffb }, lost;
+		size_t width[2] = { 2, 2 };
+		json_t *zt = json_array_get(zones, 5);
+		struct memory_type *mt;
+		kd = open_core(fixture_path("fbsd14/mem.raw"), 0);
+		lost = (rd64(kd, va[0]) & 0xffff) + (rd64(kd, va[1]) & 0xffff);
+		kvs_close(kd);
+		ck_assert_uint_gt(lost, 0);
+		snprintf(copy, sizeof(copy), "%s", path_join(test_tmpdir(), "uma3.raw"));
+		patch_image("fbsd14/kernel", "fbsd14/mem.raw", copy, va, val, width, 2);
+		kd = open_core(copy, KVS_O_RAW);
+		ck_assert_int_eq(memstat_kvm_uma(l, kd), 0);
+		ck_assert_uint_eq(kvs_warnings(kd, &w), 2);
+		ck_assert_msg(strstr(w, "holds -1 items") != NULL, "%s", w);
+		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+			if (memstat_get_kaddr(mt) == z)
+				break;
+		ck_assert_ptr_nonnull(mt);
+		ck_assert_uint_eq(memstat_get_percpu_free(mt, 0),
+		    jget(json_object_get(zt, "percpu_free"), "0") - lost);
+		ck_assert_uint_eq(memstat_get_percpu_free(mt, 1),
+		    jget(json_object_get(zt, "percpu_free"), "1"));
+		ck_assert_uint_eq(memstat_get_free(mt), jget(zt, "free") - lost);
+		kvs_close(kd);
+	}
 	/* 3: a counter(9) whose per-CPU copies are unreadable. */
 	patch(copy, sizeof(copy), z + allocs_off, 0x7000000000ULL, 8);
 	kd = open_core(copy, KVS_O_RAW);

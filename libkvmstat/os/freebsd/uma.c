@@ -507,6 +507,26 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			cp = allp + (size_t)c * csz;
 		else if (kvs_read(kd, cpubase + (uint64_t)c * csz, cb, csz) != 0)
 			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
+		if (plain && nb == 3) {
+			/* The usual layout: the three buckets' counts at once,
+			 * each checked below only when one is out of range. */
+			uint16_t x[3], y[3];
+			int16_t c0, c1, c2;
+			memcpy(&x[0], cp + ocnt[0], 2);
+			memcpy(&x[1], cp + ocnt[1], 2);
+			memcpy(&x[2], cp + ocnt[2], 2);
+			memcpy(&y[0], cp + oent[0], 2);
+			memcpy(&y[1], cp + oent[1], 2);
+			memcpy(&y[2], cp + oent[2], 2);
+			c0 = (int16_t)le16toh(x[0]);
+			c1 = (int16_t)le16toh(x[1]);
+			c2 = (int16_t)le16toh(x[2]);
+			if ((c0 | c1 | c2) >= 0 && c0 <= (int16_t)le16toh(y[0]) &&
+			    c1 <= (int16_t)le16toh(y[1]) && c2 <= (int16_t)le16toh(y[2])) {
+				cached = (uint64_t)c0 + (uint64_t)c1 + (uint64_t)c2;
+				goto counted;
+			}
+		}
 		for (b = 0; b < nb; b++) {
 			int16_t cnt, ent;
 			if (plain) {
@@ -528,6 +548,7 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 			}
 			cached += (uint64_t)cnt;
 		}
+counted:
 		if (plain) {
 			uint64_t x, y;
 			memcpy(&x, cp + oa, 8);
