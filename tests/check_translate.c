@@ -3,7 +3,8 @@
  * (no files, no DWARF): 4 KiB, 2 MiB and 1 GiB pages, the DMAP shortcut,
  * minidump pmap sections of both levels, every "not valid" level, a
  * non-canonical address, a missing page-table page and a self-referencing
- * PML4.  Plus the minidump rank index over a large random bitmap.
+ * PML4.  Plus the minidump rank index over a large random bitmap, and
+ * kvs_peek against kvs_read on the fixture dumps.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -611,6 +612,55 @@ open_raw_with_profile(const char *image)
 	return kd;
 }
 
+/* kvs_peek against kvs_read on every mapped kind of dump: the bytes it
+ * points at are the ones a read copies, from a page it remembers too (the
+ * second peek of each), across page ends (where the next page lies
+ * elsewhere), and an absurd length is refused, never wrapped. */
+START_TEST(peek_agrees_with_read)
+{
+	static const char *const dumps[] = { "fbsd14/mem.raw", "fbsd14/vmcore.minidump3",
+	    "fbsd14/vmcore.elf" };
+	static const size_t lens[] = { 0, 1, 8, 64, 4096, 8192 };
+	static uint8_t buf[8192];
+	size_t d, i, l, r, hits = 0;
+
+	for (d = 0; d < sizeof(dumps) / sizeof(dumps[0]); d++) {
+		char err[KVS_ERRBUF_SIZE];
+		kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path(dumps[d]), 0, err);
+		uint64_t head, p, va[6];
+		ck_assert_msg(kd != NULL, "%s", err);
+		ck_assert_int_eq(kvs_symbol(kd, "kmemstatistics", &head, NULL), 0);
+		ck_assert_int_eq(kvs_read(kd, head, &p, sizeof(p)), 0);
+		va[0] = head;
+		va[1] = p;
+		va[2] = (p | 4095) - 7;         /* the last 8 bytes of p's page */
+		va[3] = (p | 4095) - 3;         /* 4 bytes in it, the rest beyond */
+		va[4] = (p | 4095) + 1;         /* the next page */
+		va[5] = (head | 4095) - 63;
+		for (i = 0; i < 6; i++) {
+			for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+				for (r = 0; r < 2; r++) {
+					const uint8_t *q = kvs_peek(kd, va[i], lens[l]);
+					if (q == NULL)
+						continue;
+					hits++;
+					ck_assert_msg(kvs_read(kd, va[i], buf, lens[l]) == 0, "%s: %s",
+					    dumps[d], kvs_geterr(kd));
+					ck_assert_msg(memcmp(q, buf, lens[l]) == 0,
+					    "%s: peek of %zu bytes at 0x%llx differs from a read",
+					    dumps[d], lens[l], (unsigned long long)va[i]);
+				}
+			}
+			ck_assert_ptr_null(kvs_peek(kd, va[i], SIZE_MAX));
+			ck_assert_ptr_null(kvs_peek(kd, va[i], SIZE_MAX - 4000));
+		}
+		kvs_close(kd);
+	}
+	/* Peeks that cannot succeed anywhere would pass the loop above. */
+	ck_assert_uint_ge(hits, 3 * 6 * 4);
+}
+END_TEST
+
 START_TEST(sbintime_fraction_bits)
 {
 	json_t *t = load_truth("fbsd14/truth.json"), *pt;
@@ -678,6 +728,7 @@ main(void)
 	TCase *tc = tcase_create("amd64");
 
 	tcase_add_test(tc, pages_of_every_size);
+	tcase_add_test(tc, peek_agrees_with_read);
 	tcase_add_test(tc, dmap_shortcut);
 	tcase_add_test(tc, not_valid_at_each_level);
 	tcase_add_test(tc, missing_pt_page_and_loop);

@@ -95,10 +95,12 @@ malloc-tsum-absent-cpu-not-zeroed :: libkvmstat/os/freebsd/malloc.c :: 1 :: if (
 malloc-tsum-percpu-mask :: libkvmstat/os/freebsd/malloc.c :: 1 :: memcpy(pa + row[k] + 32, &m, sizeof(m)); :: (void)m; :: check_malloc check_gdb
 malloc-tsum-percpu-counts :: libkvmstat/os/freebsd/malloc.c :: 1 :: memcpy(pa + row[k], &v, sizeof(v)); :: (void)v; :: check_malloc check_gdb
 malloc-tsum-sum-mask :: libkvmstat/os/freebsd/malloc.c :: 1 :: it->mask |= mask; :: (void)mask; :: check_malloc
-peek-page-len-unchecked :: libkvmstat/core/kvs.c :: 1 :: kva >> 12 == kd->peek_vpn && (kva & 4095) + len <= 4096 :: kva >> 12 == kd->peek_vpn :: check_malloc check_uma check_translate
+peek-page-len-unchecked :: libkvmstat/core/kvs.c :: 1 :: kva >> 12 == kd->peek_vpn && len <= 4096 - (kva & 4095) :: kva >> 12 == kd->peek_vpn :: check_translate check_malloc check_uma
 uma-cache3-sign-unchecked :: libkvmstat/os/freebsd/uma.c :: 1 :: if ((c0 | c1 | c2) >= 0 && c0 :: if (c0 :: check_uma
 uma-cache3-room-unchecked :: libkvmstat/os/freebsd/uma.c :: 1 :: c1 <= (int16_t)le16toh(y[1]) && :: c1 != 12345 && :: check_uma
 uma-cache3-sum :: libkvmstat/os/freebsd/uma.c :: 1 :: cached = (uint64_t)c0 + (uint64_t)c1 + (uint64_t)c2; :: cached = (uint64_t)c0 + (uint64_t)c1; :: check_uma
+peek-page-len-wraps :: libkvmstat/core/kvs.c :: 1 :: len <= 4096 - (kva & 4095)) :: (kva & 4095) + len <= 4096) :: check_translate
+peek-miss-len-wraps :: libkvmstat/core/kvs.c :: 1 :: if (len <= 4096 - off) :: if (off + len <= 4096) :: check_translate
 EOF
 )
 

@@ -970,7 +970,7 @@ peek_miss(kvs_t *kd, uint64_t kva, size_t len)
 	if (run >= 4096 - off && (page = kd->src->map_phys(kd->src_priv, pa - off, 4096)) != NULL) {
 		kd->peek_vpn = kva >> 12;
 		kd->peek_host = page;
-		if (off + len <= 4096)
+		if (len <= 4096 - off)
 			return page + off;
 	}
 	return len <= run ? kd->src->map_phys(kd->src_priv, pa, len) : NULL;
@@ -979,7 +979,7 @@ peek_miss(kvs_t *kd, uint64_t kva, size_t len)
 const void *
 kvs_peek(kvs_t *kd, uint64_t kva, size_t len)
 {
-	if (kd->peek_host != NULL && kva >> 12 == kd->peek_vpn && (kva & 4095) + len <= 4096)
+	if (kd->peek_host != NULL && kva >> 12 == kd->peek_vpn && len <= 4096 - (kva & 4095))
 		return kd->peek_host + (kva & 4095);
 	return peek_miss(kd, kva, len);
 }
