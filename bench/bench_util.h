@@ -14,6 +14,7 @@
 
 #include "kvmstat.h"
 #include "memstat.h"
+#include "memstat_internal.h"
 
 #define BENCH_DMAP 0xfffff80000000000ULL
 #define BENCH_KB   0xffffffff80000000ULL
@@ -304,6 +305,69 @@ bench_reps(double one, int least)
 	double n = one > 0 ? BENCH_BUDGET_S / one : 2000;
 
 	return n < least ? least : n > 2000 ? 2000 : (int)n;
+}
+
+/*
+ * What any walker filling libmemstat's list must do besides reading the
+ * kernel, timed alone (best of reps): begin; each entry of `allocator`
+ * upserted in the kernel's order (the list's, backwards; the guess right
+ * every time); its counters set as that allocator's walker sets them; commit.
+ * malloc (13+) defers its counters (mtl_counters_flow) and shows per-CPU
+ * records from the store; UMA fills the per-CPU cache slots and writes the
+ * counters as it goes.  No kernel read and no per-CPU record written: the
+ * gather floor copies those bytes.  The list must hold the entries; their
+ * counters are left meaningless (the bench frees the list next).
+ */
+static inline double
+bench_list_floor(struct memory_type_list *l, int allocator, unsigned ncpus, int reps)
+{
+	struct memory_type *mt, **order;
+	size_t n = 0, i;
+	double best = 1e9;
+	int r, is_new;
+
+	for (mt = l->mtl_head; mt != NULL && mt->mt_next != NULL; mt = mt->mt_next)
+		;
+	order = malloc((memstat_mtl_count(l) + 1) * sizeof(*order));
+	if (order == NULL)
+		exit(1);
+	for (; mt != NULL; mt = mt->mt_prev)
+		if (mt->mt_allocator == allocator)
+			order[n++] = mt;
+	for (r = 0; r < reps + 2; r++) {
+		double t0 = bench_now(), t;
+		struct mt_percpu_alloc_s *blk = NULL;
+		if (mtl_refresh_begin(l, allocator, ncpus) != 0)
+			exit(1);
+		l->mtl_fill_alloc = MTL_PCPU_UNUSED;
+		l->mtl_fill_cache = allocator == ALLOCATOR_MALLOC ? MTL_PCPU_UNUSED : MTL_PCPU_FILLED;
+		l->mtl_defer_counters = allocator == ALLOCATOR_MALLOC;
+		for (i = 0; i < n; i++) {
+			if ((mt = mtl_upsert(l, allocator, order[i]->mt_kaddr, &is_new)) != order[i])
+				exit(1);
+			if (allocator != ALLOCATOR_MALLOC) {
+				mt->mt_numallocs = i;
+				mt->mt_numfrees = i;
+				mt->mt_memalloced = mt->mt_memfreed = i * mt->mt_size;
+				mt->mt_bytes = mt->mt_count = 0;
+			}
+		}
+		if (allocator == ALLOCATOR_MALLOC) {
+			if (mtl_store_reserve(l, allocator, n * ncpus) != 0 ||
+			    (blk = mtl_store_take(l, allocator, n * ncpus)) == NULL)
+				exit(1);
+			for (i = 0; i < n; i++) {
+				mt = order[i];
+				mtl_counters_flow(mt, i, i, i, i, 0);
+				mtl_store_view(l, mt, blk + i, n, ncpus);
+			}
+		}
+		mtl_refresh_commit(l, allocator);
+		if ((t = bench_now() - t0) < best && r >= 2)
+			best = t;
+	}
+	free(order);
+	return best;
 }
 
 /* One side of bench_side_by_side: ours (a memstat refresh of l from kd)
