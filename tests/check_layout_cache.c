@@ -12,6 +12,8 @@
  *   - corrupt: random damage to the file, with and without a recomputed
  *     checksum: never a wrong answer, at most one warning per handle;
  *   - read-only directory: right answers, one warning;
+ *   - kvs_set_notify: that warning goes to the handler, whole, and not to
+ *     stderr; a NULL handler drops it;
  *   - two processes writing at once: the file holds the union.
  */
 #include <check.h>
@@ -451,6 +453,119 @@ START_TEST(readonly_dir)
 }
 END_TEST
 
+/* kvs_set_notify's handler: the messages it got, one per line. */
+struct heard {
+	unsigned n;
+	char text[4096];
+};
+
+static void
+hear(void *arg, const char *msg)
+{
+	struct heard *h = arg;
+	size_t at = strlen(h->text);
+
+	h->n++;
+	snprintf(h->text + at, sizeof(h->text) - at, "%s\n", msg);
+}
+
+/* One handle asking every question, with kvs_set_notify(fn, arg) right
+ * after the open; what reached stderr in *err (caller frees). */
+static char *
+answers_notified(kvs_notify_fn fn, void *arg, char **err)
+{
+	char wpath[4096], errbuf[KVS_ERRBUF_SIZE], *s = NULL;
+	size_t n = 0, i;
+	FILE *f = open_memstream(&s, &n);
+	struct kvs_typeinfo ti;
+	kvs_t *kd;
+	int fd, save;
+
+	snprintf(wpath, sizeof(wpath), "%s.stderr", kpath);
+	fflush(stderr);
+	save = dup(2);
+	fd = open(wpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	close(fd);
+	kd = kvs_open(kpath, NULL, KVS_O_KERNEL_ONLY, errbuf);
+	ck_assert_msg(kd != NULL, "%s", errbuf);
+	kvs_set_notify(kd, fn, arg);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		fprintf(f, "type %s", types[i]);
+		put_ti(&s, &n, f, kvs_type(kd, types[i], &ti), kd, &ti);
+	}
+	kvs_close(kd);
+	fclose(f);
+	fflush(stderr);
+	dup2(save, 2);
+	close(save);
+	*err = read_file(wpath, &n);
+	ck_assert_ptr_nonnull(*err);
+	return s;
+}
+
+START_TEST(notify_handler)
+{
+	char *ref, *a, *err, cpath[4096], ro[4096];
+	struct heard h;
+	size_t len;
+	uint8_t *good;
+
+	setup_dirs();
+	ref = answers(KVS_O_NO_CACHE, ~0ULL, NULL);
+	free(answers(0, ~0ULL, NULL));
+	ck_assert_int_eq(kvs_cache_list(path_cb, cpath), 0);
+	good = (uint8_t *)read_file(cpath, &len);
+	ck_assert_ptr_nonnull(good);
+	ck_assert_uint_gt(len, 40);
+
+	/* A file whose checksum fails, met when the first question opens
+	 * the cache: one message, naming the file, to the handler alone. */
+	good[len - 1] ^= 0x5a;
+	ck_assert_int_eq(write_file(cpath, good, len), 0);
+	memset(&h, 0, sizeof(h));
+	a = answers_notified(hear, &h, &err);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_msg(strncmp(h.text, "layout cache ", 13) == 0 && strstr(h.text, cpath) != NULL &&
+	    strstr(h.text, "(not used)\n") != NULL, "handler got: %s", h.text);
+	ck_assert_msg(err[0] == '\0', "stderr got: %s", err);
+	ck_assert_int_eq(strncmp(a, ref, strlen(a)), 0);     /* right answers */
+	free(a);
+	free(err);
+
+	/* The same damage, the handler NULL: nothing anywhere. */
+	ck_assert_int_eq(write_file(cpath, good, len), 0);
+	a = answers_notified(NULL, NULL, &err);
+	ck_assert_msg(err[0] == '\0', "stderr got: %s", err);
+	ck_assert_int_eq(strncmp(a, ref, strlen(a)), 0);
+	free(a);
+	free(err);
+
+	/* A directory that cannot be written: the message comes from
+	 * kvs_close, to the handler. */
+	if (geteuid() == 0)
+		snprintf(ro, sizeof(ro), "/proc/self/kvmstat-no");
+	else {
+		snprintf(ro, sizeof(ro), "%s.ro2", cdir);
+		ck_assert_int_eq(mkdir(ro, 0555), 0);
+	}
+	setenv("XDG_CACHE_HOME", ro, 1);
+	memset(&h, 0, sizeof(h));
+	a = answers_notified(hear, &h, &err);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_msg(strstr(h.text, "layout cache ") == h.text && strstr(h.text, ro) != NULL,
+	    "handler got: %s", h.text);
+	ck_assert_msg(err[0] == '\0', "stderr got: %s", err);
+	ck_assert_int_eq(strncmp(a, ref, strlen(a)), 0);
+	free(a);
+	free(err);
+
+	free(good);
+	free(ref);
+}
+END_TEST
+
 START_TEST(two_writers)
 {
 	char *ref, *a;
@@ -580,6 +695,7 @@ main(void)
 	tcase_add_test(tc, stale);
 	tcase_add_test(tc, corrupt);
 	tcase_add_test(tc, readonly_dir);
+	tcase_add_test(tc, notify_handler);
 	tcase_add_test(tc, two_writers);
 	tcase_add_test(tc, list_and_clear);
 	tcase_add_test(tc, command);

@@ -101,6 +101,8 @@ uma-cache3-room-unchecked :: libkvmstat/os/freebsd/uma.c :: 1 :: c1 <= (int16_t)
 uma-cache3-sum :: libkvmstat/os/freebsd/uma.c :: 1 :: cached = (uint64_t)c0 + (uint64_t)c1 + (uint64_t)c2; :: cached = (uint64_t)c0 + (uint64_t)c1; :: check_uma
 peek-page-len-wraps :: libkvmstat/core/kvs.c :: 1 :: len <= 4096 - (kva & 4095)) :: (kva & 4095) + len <= 4096) :: check_translate
 peek-miss-len-wraps :: libkvmstat/core/kvs.c :: 1 :: if (len <= 4096 - off) :: if (off + len <= 4096) :: check_translate
+notify-handler-ignored :: libkvmstat/types/cache.c :: 1 :: if (c->note == NULL || !c->note->custom) { :: if (c->note == NULL || c->note->custom) { :: check_layout_cache
+notify-null-to-stderr :: libkvmstat/core/kvs.c :: 1 :: kd->note.custom = true; :: kd->note.custom = fn != NULL; :: check_layout_cache
 EOF
 )
 

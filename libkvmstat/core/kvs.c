@@ -1231,7 +1231,7 @@ need_cache(kvs_t *kd)
 	    env[0] != '\0'))
 		return NULL;
 	kd->lcache = kvs_lcache_open(kd->elf, kd->kernel_fd, kd->debug_elf,
-	    kd->debug_fd, dwarf_only(kd) ? "dwarf" : "btf");
+	    kd->debug_fd, dwarf_only(kd) ? "dwarf" : "btf", &kd->note);
 	return kd->lcache;
 }
 
@@ -1556,6 +1556,14 @@ kvs_warn(kvs_t *kd, const char *fmt, ...)
 		vsnprintf(kd->warn, sizeof(kd->warn), fmt, ap);
 		va_end(ap);
 	}
+}
+
+void
+kvs_set_notify(kvs_t *kd, kvs_notify_fn fn, void *arg)
+{
+	kd->note.fn = fn;
+	kd->note.arg = arg;
+	kd->note.custom = true;
 }
 
 unsigned

@@ -106,6 +106,7 @@ struct kvs {
 	 * off, or not yet tried). */
 	struct kvs_lcache *lcache;
 	bool lcache_tried;
+	struct kvs_notify note;           /* kvs_set_notify */
 	/* KVS_TYPES=dwarf, read once, on the first type question: 0 not yet,
 	 * 1 BTF first, 2 DWARF alone. */
 	signed char types_mode;

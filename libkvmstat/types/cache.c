@@ -27,7 +27,8 @@
  * everything after its header; kvs_lcache_parse checks it, then decodes
  * every record against its own bounds and the file's end (lengths, enum
  * values, string lengths); anything off and the whole file is ignored,
- * with one warning on stderr, and rebuilt from the kernel's types.
+ * with one warning (stderr, or the handle's kvs_set_notify), and rebuilt
+ * from the kernel's types.
  *
  * Writers: kvs_close takes an exclusive flock on <id>.lock, re-reads the
  * file (another process may have added answers since), merges, writes
@@ -85,6 +86,7 @@ struct kvs_lcache {
 	struct kvs_htab tab;
 	size_t nfresh;
 	bool warned;
+	const struct kvs_notify *note;   /* the handle's */
 };
 
 /* ------------------------------------------------------------- the store */
@@ -770,14 +772,21 @@ warn_once(struct kvs_lcache *c, const char *what, const char *why)
 	if (c->warned)
 		return;
 	c->warned = true;
-	fprintf(stderr, "libkvmstat: warning: layout cache %s: %s (not used)\n",
-	    what, why);
+	if (c->note == NULL || !c->note->custom) {
+		fprintf(stderr, "libkvmstat: warning: layout cache %s: %s (not used)\n",
+		    what, why);
+	} else if (c->note->fn != NULL) {
+		char msg[KVS_MSG_MAX];
+		snprintf(msg, sizeof(msg), "layout cache %s: %s (not used)", what, why);
+		c->note->fn(c->note->arg, msg);
+	}
 }
 
 /* ----------------------------------------------------------- the cache */
 
 struct kvs_lcache *
-kvs_lcache_open(Elf *kelf, int kfd, Elf *delf, int dfd, const char *mode)
+kvs_lcache_open(Elf *kelf, int kfd, Elf *delf, int dfd, const char *mode,
+    const struct kvs_notify *note)
 {
 	struct kvs_lcache *c = calloc(1, sizeof(*c));
 	char ident[1024], lib[160];
@@ -785,6 +794,7 @@ kvs_lcache_open(Elf *kelf, int kfd, Elf *delf, int dfd, const char *mode)
 
 	if (c == NULL)
 		return NULL;
+	c->note = note;
 	/* without a full identity there is no cache: never a wrong answer */
 	self_id(lib, sizeof(lib));
 	snprintf(ident, sizeof(ident), "kvmstat-layouts/1 lib:%s types:%s kernel:",

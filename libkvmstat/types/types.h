@@ -98,11 +98,19 @@ KVS_HIDDEN int kvs_btf_members(struct kvs_btf *b, const char *type,
  * the file's comment).  q is 'T' (kvs_type), 'M' (kvs_member: b the path)
  * or 'V' (kvs_variable); members lists have their own pair. */
 struct kvs_lcache;
+/* Where a handle's messages for a person go (kvs_set_notify): custom false,
+ * stderr; else fn(arg, msg), or nowhere when fn is NULL. */
+struct kvs_notify {
+	void (*fn)(void *arg, const char *msg);
+	void *arg;
+	bool custom;
+};
 /* NULL when there is no cache directory (no $XDG_CACHE_HOME or $HOME) or no
- * memory; a bad file costs one warning on stderr and an empty cache.
- * mode: which types answer ("btf", "dwarf"), part of the identity. */
+ * memory; a bad file costs one warning (to *note, which must outlive the
+ * cache) and an empty cache.  mode: which types answer ("btf", "dwarf"),
+ * part of the identity. */
 KVS_HIDDEN struct kvs_lcache *kvs_lcache_open(struct Elf *kelf, int kfd,
-    struct Elf *delf, int dfd, const char *mode);
+    struct Elf *delf, int dfd, const char *mode, const struct kvs_notify *note);
 /* 1 with *ti (type_name borrowed until close) or, *notfound non-NULL,
  * "not found" and its message; 0 when the question is not cached. */
 KVS_HIDDEN int kvs_lcache_get(struct kvs_lcache *c, char q, const char *a,

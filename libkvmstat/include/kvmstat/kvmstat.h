@@ -210,6 +210,15 @@ int kvs_dump_cache_stats(kvs_t *kd, uint64_t *hits, uint64_t *misses);
 int kvs_add_module(kvs_t *kd, const char *path);
 int kvs_add_module_dir(kvs_t *kd, const char *dir);
 
+/* What the library has to say to a person rather than to the program, as
+ * it happens: today, that a layout cache file could not be used or saved
+ * (once per handle; the answers are right either way).  By default it goes
+ * to stderr as "libkvmstat: warning: <msg>"; kvs_set_notify sends each
+ * message (no prefix, no newline) to fn(arg, msg) instead, or drops it when
+ * fn is NULL.  Per handle, from the call on. */
+typedef void (*kvs_notify_fn)(void *arg, const char *msg);
+void kvs_set_notify(kvs_t *kd, kvs_notify_fn fn, void *arg);
+
 /* Non-fatal problems met by the last walk (e.g. a malloc type skipped for a
  * bad magic): their count, and the first message (borrowed) in *first. */
 unsigned kvs_warnings(const kvs_t *kd, const char **first);
