@@ -612,18 +612,24 @@ open_raw_with_profile(const char *image)
 	return kd;
 }
 
-/* kvs_peek against kvs_read on every mapped kind of dump: the bytes it
- * points at are the ones a read copies, from a page it remembers too (the
- * second peek of each), across page ends (where the next page lies
- * elsewhere), and an absurd length is refused, never wrapped. */
+/* kvs_peek on every mapped kind of dump, against the generator's bytes
+ * (its reads, and the physical image at its translations) and against
+ * kvs_read: the bytes it points at are the right ones, from a page it
+ * remembers too (the second peek of each), across page ends (where the
+ * next page lies elsewhere), and an absurd length is refused, never
+ * wrapped. */
 START_TEST(peek_agrees_with_read)
 {
 	static const char *const dumps[] = { "fbsd14/mem.raw", "fbsd14/vmcore.minidump3",
 	    "fbsd14/vmcore.elf" };
 	static const size_t lens[] = { 0, 1, 8, 64, 4096, 8192 };
 	static uint8_t buf[8192];
-	size_t d, i, l, r, hits = 0;
+	size_t d, i, l, r, hits = 0, truth_hits = 0, imglen;
+	json_t *t = load_truth("fbsd14/truth.json"), *e;
+	/* the physical image, read as a file: the generator wrote it */
+	uint8_t *img = (uint8_t *)read_file(fixture_path("fbsd14/mem.raw"), &imglen);
 
+	ck_assert_ptr_nonnull(img);
 	for (d = 0; d < sizeof(dumps) / sizeof(dumps[0]); d++) {
 		char err[KVS_ERRBUF_SIZE];
 		kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path(dumps[d]), 0, err);
@@ -637,6 +643,41 @@ START_TEST(peek_agrees_with_read)
 		va[3] = (p | 4095) - 3;         /* 4 bytes in it, the rest beyond */
 		va[4] = (p | 4095) + 1;         /* the next page */
 		va[5] = (head | 4095) - 63;
+		/* The generator's own bytes, not the library's: its page-crossing
+		 * reads (va and bytes), and, at its sample translations, the
+		 * physical image's bytes at the PA it put there. */
+		json_array_foreach(json_object_get(t, "reads"), i, e) {
+			size_t n = jget(e, "len"), j;
+			const char *hex = json_string_value(json_object_get(e, "hex"));
+			uint8_t want[256];
+			ck_assert(n <= sizeof(want) && hex != NULL && strlen(hex) == 2 * n);
+			for (j = 0; j < n; j++) {
+				char h[3] = { hex[2 * j], hex[2 * j + 1], 0 };
+				want[j] = (uint8_t)strtoul(h, NULL, 16);
+			}
+			for (r = 0; r < 2; r++) {
+				const uint8_t *q = kvs_peek(kd, jget(e, "va"), n);
+				if (q == NULL)
+					continue;
+				truth_hits++;
+				ck_assert_msg(memcmp(q, want, n) == 0, "%s: peek of %zu bytes at "
+				    "0x%llx differs from the generator's", dumps[d], n,
+				    (unsigned long long)jget(e, "va"));
+			}
+		}
+		json_array_foreach(json_object_get(t, "translations"), i, e) {
+			uint64_t pa = jget(e, "pa");
+			ck_assert(pa + 8 <= imglen);
+			for (r = 0; r < 2; r++) {
+				const uint8_t *q = kvs_peek(kd, jget(e, "va"), 8);
+				if (q == NULL)
+					continue;
+				truth_hits++;
+				ck_assert_msg(memcmp(q, img + pa, 8) == 0, "%s: peek at 0x%llx "
+				    "differs from the image at PA 0x%llx", dumps[d],
+				    (unsigned long long)jget(e, "va"), (unsigned long long)pa);
+			}
+		}
 		for (i = 0; i < 6; i++) {
 			for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
 				for (r = 0; r < 2; r++) {
@@ -656,8 +697,13 @@ START_TEST(peek_agrees_with_read)
 		}
 		kvs_close(kd);
 	}
-	/* Peeks that cannot succeed anywhere would pass the loop above. */
+	/* Peeks that cannot succeed anywhere would pass the loops above: the
+	 * truth's peeks inside one page (a read and three translations) must
+	 * all succeed, twice, on every dump. */
 	ck_assert_uint_ge(hits, 3 * 6 * 4);
+	ck_assert_uint_ge(truth_hits, 3 * 4 * 2);
+	free(img);
+	json_decref(t);
 }
 END_TEST
 
