@@ -64,8 +64,9 @@ struct kvs_os_ops {
 	 * gives none (or none was given).  0 with *out, 1 if there is none,
 	 * -1 with the handle's error set. */
 	int (*memory_btf)(kvs_t *kd, struct kvs_btf **out);
-	/* Optional: the kernel's profile buffer as a kvmprof histogram, when
-	 * this family keeps one that is not gprof's _gmonparam. */
+	/* Optional: the kernel's profile buffer as a kvmprof profile
+	 * (profile/profile.h), NULL with the handle's error set; a family
+	 * without one has none (kvmprof_gmon_read says so). */
 	struct kvmprof_gmon *(*profile_read)(kvs_t *kd);
 	/* memstat_kvm_all(): every allocator this kernel family has. */
 	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
@@ -76,18 +77,6 @@ struct kvs_os_ops {
 	const char *const *installed;
 };
 
-/* A kvmprof histogram (os/freebsd/gprof.c) from a family's own profile
- * buffer: `bits`-wide little-endian counters (taken over, freed with it),
- * one per textsize / ncounters bytes from lowpc, no arcs.  last_overflow:
- * the last counter holds samples outside the text (unknown).  NULL with
- * the handle's error on failure (counts freed). */
-KVS_HIDDEN struct kvmprof_gmon *kvmprof_gmon_hist(kvs_t *kd, int state, int profrate,
-    int bits, uint64_t lowpc, uint64_t textsize, uint8_t *counts, size_t bytes,
-    bool last_overflow);
-/* Bin g against st (taken over) instead of the handle's symbols; st holds
- * link addresses, runtime = link + slide. */
-KVS_HIDDEN void kvmprof_gmon_set_symbols(struct kvmprof_gmon *g, struct kvs_symtab *st,
-    uint64_t slide);
 /* The lowest kernel symbol above addr (runtime addresses): 0 or -1. */
 KVS_HIDDEN int kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next);
 

@@ -25,5 +25,7 @@ kcpu_present(const struct kcpus *c, int cpu)
 struct memory_type_list;
 /* memstat_kvm_all() for FreeBSD kernels (uma.c). */
 KVS_HIDDEN int freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd);
+/* kgmon's buffers (_gmonparam) as a kvmprof profile (gprof.c). */
+KVS_HIDDEN struct kvmprof_gmon *freebsd_gprof_read(kvs_t *kd);
 
 #endif

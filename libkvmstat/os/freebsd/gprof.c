@@ -1,7 +1,7 @@
 /*
- * gprof.c - the kernel gprof buffers behind _gmonparam, the gmon.out file
- * kgmon writes from them, and the flat profile (ticks and calls per function)
- * that `kvmstat profile` and kvmtop's profile screen show.
+ * gprof.c - FreeBSD's kernel gprof buffers behind _gmonparam, read into a
+ * kvmprof profile (profile/gmon.c keeps it, writes gmon.out from it and
+ * makes the flat profile).
  *
  * The histogram (kcount) has one counter per HISTFRACTION*sizeof(counter)
  * bytes of text; call arcs are hashed by call site: froms[(frompc - lowpc) /
@@ -10,38 +10,18 @@
  * checked against the text range and against a hard cap before anything is
  * allocated, and every chain is bounded by tolimit.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "freebsd.h"
 #include "kvs_private.h"
 #include "kread.h"
 #include "kvmprof.h"
+#include "profile.h"
 
 #define GMON_MAX_BYTES (64u << 20)      /* no kernel profile buffer is bigger */
-#define GMONVERSION 0x00051879
 #define TOS_SIZE 24                     /* selfpc, count, link, pad */
-
-struct arc {
-	uint64_t frompc, selfpc;
-	int64_t count;
-};
-
-struct kvmprof_gmon {
-	int state, profrate, histcounter_type;
-	uint64_t lowpc, highpc, textsize, hashfraction;
-	uint8_t *kcount;
-	size_t kcountsize;
-	struct arc *arcs;
-	size_t narcs;
-	bool last_overflow;             /* the last bin counts what fell outside */
-	struct kvs_symtab *syms;        /* bin against these (owned), else the handle's */
-	uint64_t slide;                 /* their runtime minus link addresses */
-};
 
 static const char G[] = "struct gmonparam";
 
@@ -113,8 +93,8 @@ counter_width(kvs_t *kd, const uint8_t *gp, size_t len, int *bits)
 	    "(8, 16, 32 or 64 bits)", b);
 }
 
-kvmprof_gmon_t *
-kvmprof_gmon_read(kvs_t *kd)
+struct kvmprof_gmon *
+freebsd_gprof_read(kvs_t *kd)
 {
 	struct kvs_typeinfo ti;
 	kvmprof_gmon_t *g;
@@ -125,9 +105,6 @@ kvmprof_gmon_read(kvs_t *kd)
 	uint64_t fromssize, tossize, tolimit, kcount, fromsp, tosp, i;
 	size_t cap = 0;
 
-	kerr_clear(&kd->err);
-	if (kd->os->profile_read != NULL)
-		return kd->os->profile_read(kd);
 	kvs_tlb_flush(kd);
 	if (kvs_symbol(kd, "_gmonparam", &addr, NULL) != 0) {
 		kerr_push(&kd->err, "no kernel profiling (a kernel built without GPROF)");
@@ -235,366 +212,4 @@ fail:
 	free(tos);
 	kvmprof_gmon_free(g);
 	return NULL;
-}
-
-kvmprof_gmon_t *
-kvmprof_gmon_hist(kvs_t *kd, int state, int profrate, int bits, uint64_t lowpc,
-    uint64_t textsize, uint8_t *counts, size_t bytes, bool last_overflow)
-{
-	kvmprof_gmon_t *g = calloc(1, sizeof(*g));
-
-	if (g == NULL) {
-		free(counts);
-		kerr_set(&kd->err, KVS_E_NOMEM, "profile: out of memory");
-		return NULL;
-	}
-	g->state = state;
-	g->profrate = profrate;
-	g->histcounter_type = bits;
-	g->lowpc = lowpc;
-	g->highpc = lowpc + textsize;
-	g->textsize = textsize;
-	g->kcount = counts;
-	g->kcountsize = bytes;
-	g->last_overflow = last_overflow;
-	return g;
-}
-
-int
-kvmprof_gmon_format(const kvmprof_gmon_t *g)
-{
-	return g->last_overflow ? KVMPROF_FMT_READPROFILE : KVMPROF_FMT_GPROF;
-}
-
-void
-kvmprof_gmon_free(kvmprof_gmon_t *g)
-{
-	if (g == NULL)
-		return;
-	free(g->kcount);
-	free(g->arcs);
-	kvs_symtab_free(g->syms);
-	free(g);
-}
-
-void
-kvmprof_gmon_set_symbols(kvmprof_gmon_t *g, struct kvs_symtab *st, uint64_t slide)
-{
-	kvs_symtab_free(g->syms);
-	g->syms = st;
-	g->slide = slide;
-}
-
-/* The symbol a pc lies in: the profile's own table (every text symbol,
- * sizes ignored: a bin goes to the last symbol at or below it, as
- * readprofile bins), else the handle's. */
-static const char *
-sym_at(const kvmprof_gmon_t *g, kvs_t *kd, uint64_t pc, uint64_t *off)
-{
-	if (g->syms != NULL)
-		return kvs_symtab_at(g->syms, pc - g->slide, off);
-	return kvs_symbol_at(kd, pc, off);
-}
-
-int kvmprof_gmon_state(const kvmprof_gmon_t *g) { return g->state; }
-uint64_t kvmprof_gmon_lowpc(const kvmprof_gmon_t *g) { return g->lowpc; }
-uint64_t kvmprof_gmon_highpc(const kvmprof_gmon_t *g) { return g->highpc; }
-int kvmprof_gmon_profrate(const kvmprof_gmon_t *g) { return g->profrate; }
-int kvmprof_gmon_counter_bits(const kvmprof_gmon_t *g)
-{
-	return g->histcounter_type < 0 ? -g->histcounter_type : g->histcounter_type;
-}
-size_t kvmprof_gmon_narcs(const kvmprof_gmon_t *g) { return g->narcs; }
-
-size_t
-kvmprof_gmon_nbins(const kvmprof_gmon_t *g)
-{
-	return g->kcountsize / (size_t)(kvmprof_gmon_counter_bits(g) / 8);
-}
-
-uint64_t
-kvmprof_gmon_binsize(const kvmprof_gmon_t *g)
-{
-	size_t n = kvmprof_gmon_nbins(g);
-	return n ? g->textsize / n : 0;
-}
-
-uint64_t
-kvmprof_gmon_bin(const kvmprof_gmon_t *g, size_t i)
-{
-	unsigned w = (unsigned)kvmprof_gmon_counter_bits(g) / 8, k;
-	uint64_t v = 0;
-
-	if (i >= kvmprof_gmon_nbins(g))
-		return 0;
-	for (k = 0; k < w && k < 8; k++)
-		v |= (uint64_t)g->kcount[i * w + k] << (8 * k);
-	return v;
-}
-
-void
-kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc, uint64_t *selfpc,
-    int64_t *count)
-{
-	*frompc = g->arcs[i].frompc;
-	*selfpc = g->arcs[i].selfpc;
-	*count = g->arcs[i].count;
-}
-
-/* ------------------------------------------------------- flat profile */
-
-struct kvmprof_flat {
-	struct kvmprof_func *fn;
-	size_t n;
-	uint64_t total, unknown;
-	char *names;                    /* every name, NUL-terminated, back to back */
-};
-
-/* A sample before merging: seq keeps the order they were met in, so the
- * name kept for a function is the one its first sample found. */
-struct sample {
-	const char *name;
-	uint64_t addr, ticks, calls;
-	size_t seq;
-};
-
-struct samples {
-	struct sample *s;
-	size_t n, cap;
-};
-
-static int
-add_sample(struct samples *v, const char *name, uint64_t addr, uint64_t ticks, uint64_t calls)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-		struct sample *ns = realloc(v->s, cap * sizeof(*ns));
-		if (ns == NULL)
-			return -1;
-		v->s = ns;
-		v->cap = cap;
-	}
-	v->s[v->n] = (struct sample){ name, addr, ticks, calls, v->n };
-	v->n++;
-	return 0;
-}
-
-static int
-cmp_sample_addr(const void *a, const void *b)
-{
-	const struct sample *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int
-cmp_func_busy(const void *a, const void *b)
-{
-	const struct kvmprof_func *x = a, *y = b;
-	int c;
-
-	if (x->ticks != y->ticks)
-		return x->ticks < y->ticks ? 1 : -1;
-	if (x->calls != y->calls)
-		return x->calls < y->calls ? 1 : -1;
-	if ((c = strcmp(x->name, y->name)) != 0)
-		return c;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-kvmprof_flat_t *
-kvmprof_gmon_flat(const kvmprof_gmon_t *g, kvs_t *kd)
-{
-	struct samples v = { NULL, 0, 0 };
-	kvmprof_flat_t *f;
-	size_t nb = kvmprof_gmon_nbins(g), i, k, namelen = 0;
-	uint64_t binsize = kvmprof_gmon_binsize(g);
-	char *p;
-
-	kerr_clear(&kd->err);
-	f = calloc(1, sizeof(*f));
-	if (f == NULL)
-		goto nomem;
-	/* Ticks: bins are met in address order, so a function's bins follow
-	 * one another and share one sample. */
-	for (i = 0; i < nb; i++) {
-		uint64_t t = kvmprof_gmon_bin(g, i), pc = g->lowpc + i * binsize, off;
-		const char *s;
-
-		if (t == 0)
-			continue;
-		f->total += t;
-		if ((g->last_overflow && i == nb - 1) ||
-		    (s = sym_at(g, kd, pc, &off)) == NULL) {
-			f->unknown += t;
-			continue;
-		}
-		if (v.n > 0 && v.s[v.n - 1].addr == pc - off)
-			v.s[v.n - 1].ticks += t;
-		else if (add_sample(&v, s, pc - off, t, 0) != 0)
-			goto nomem;
-	}
-	/* Calls: one sample per arc whose callee is a known symbol. */
-	for (i = 0; i < g->narcs; i++) {
-		uint64_t off;
-		const char *s = kvs_symbol_at(kd, g->arcs[i].selfpc, &off);
-
-		if (s != NULL && add_sample(&v, s, g->arcs[i].selfpc - off, 0,
-		    (uint64_t)g->arcs[i].count) != 0)
-			goto nomem;
-	}
-	kerr_clear(&kd->err);
-	/* Merge the samples of each function. */
-	if (v.n > 0)
-		qsort(v.s, v.n, sizeof(*v.s), cmp_sample_addr);
-	f->fn = calloc(v.n ? v.n : 1, sizeof(*f->fn));
-	if (f->fn == NULL)
-		goto nomem;
-	for (i = 0; i < v.n; i = k) {
-		struct kvmprof_func *fn = &f->fn[f->n++];
-
-		uint64_t next;
-
-		fn->name = v.s[i].name;
-		fn->addr = v.s[i].addr;
-		if (g->syms != NULL ? kvs_symtab_next(g->syms, fn->addr - g->slide, &next) == 0 &&
-		    (next += g->slide, true) : kvs_symbol_next(kd, fn->addr, &next) == 0)
-			fn->size = next - fn->addr;
-		for (k = i; k < v.n && v.s[k].addr == v.s[i].addr; k++) {
-			fn->ticks += v.s[k].ticks;
-			fn->calls += v.s[k].calls;
-		}
-		namelen += strlen(fn->name) + 1;
-	}
-	free(v.s);
-	v.s = NULL;
-	/* Copy the names: the profile does not borrow from the handle. */
-	if ((f->names = malloc(namelen ? namelen : 1)) == NULL)
-		goto nomem;
-	for (i = 0, p = f->names; i < f->n; i++) {
-		size_t len = strlen(f->fn[i].name) + 1;
-		memcpy(p, f->fn[i].name, len);
-		f->fn[i].name = p;
-		p += len;
-	}
-	if (f->n > 0)
-		qsort(f->fn, f->n, sizeof(*f->fn), cmp_func_busy);
-	return f;
-nomem:
-	free(v.s);
-	kvmprof_flat_free(f);
-	kerr_set(&kd->err, KVS_E_NOMEM, "flat profile: out of memory");
-	return NULL;
-}
-
-void
-kvmprof_flat_free(kvmprof_flat_t *f)
-{
-	if (f == NULL)
-		return;
-	free(f->fn);
-	free(f->names);
-	free(f);
-}
-
-size_t kvmprof_flat_count(const kvmprof_flat_t *f) { return f->n; }
-uint64_t kvmprof_flat_total(const kvmprof_flat_t *f) { return f->total; }
-uint64_t kvmprof_flat_unknown(const kvmprof_flat_t *f) { return f->unknown; }
-
-const struct kvmprof_func *
-kvmprof_flat_get(const kvmprof_flat_t *f, size_t i)
-{
-	return i < f->n ? &f->fn[i] : NULL;
-}
-
-static int
-write_all(int fd, const void *b, size_t n)
-{
-	const uint8_t *p = b;
-
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-int
-kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
-{
-	char tmp[4096];
-	uint8_t hdr[40];
-	int32_t i32;
-	size_t i;
-	int fd, saved;
-
-	if (!force && access(path, F_OK) == 0) {
-		errno = EEXIST;
-		return -1;
-	}
-	/* Not mkstemp: its 0600 would outlive the rename, and kgmon's gmon.out
-	 * is an ordinary file created under the user's umask. */
-	fd = -1;
-	for (unsigned n = 0; fd < 0 && n < 100; n++) {
-		static unsigned seq;
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(),
-		    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= sizeof(tmp)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
-	if (fd < 0)
-		return -1;
-	/* struct gmonhdr: lpc, hpc, ncnt, version, profrate, histcounter_type, spare[2] */
-	memset(hdr, 0, sizeof(hdr));
-	memcpy(hdr, &g->lowpc, 8);
-	memcpy(hdr + 8, &g->highpc, 8);
-	i32 = (int32_t)(g->kcountsize + sizeof(hdr));
-	memcpy(hdr + 16, &i32, 4);
-	i32 = GMONVERSION;
-	memcpy(hdr + 20, &i32, 4);
-	memcpy(hdr + 24, &g->profrate, 4);
-	memcpy(hdr + 28, &g->histcounter_type, 4);
-	if (write_all(fd, hdr, sizeof(hdr)) != 0 || write_all(fd, g->kcount, g->kcountsize) != 0)
-		goto fail;
-	for (i = 0; i < g->narcs; i++) {
-		uint8_t raw[24];
-		memcpy(raw, &g->arcs[i].frompc, 8);
-		memcpy(raw + 8, &g->arcs[i].selfpc, 8);
-		memcpy(raw + 16, &g->arcs[i].count, 8);
-		if (write_all(fd, raw, sizeof(raw)) != 0)
-			goto fail;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (!force) {
-		/* link() fails if the name appeared meanwhile: never clobber. */
-		if (link(tmp, path) != 0)
-			goto fail;
-		unlink(tmp);
-		return 0;
-	}
-	if (rename(tmp, path) != 0)
-		goto fail;
-	return 0;
-fail:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = saved;
-	return -1;
 }

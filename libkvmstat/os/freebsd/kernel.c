@@ -380,5 +380,6 @@ const struct kvs_os_ops kvs_os_freebsd = {
 	.msgbuf = fbsd_msgbuf,
 	.module_find = fbsd_module_find,
 	.module_place = fbsd_module_place,
+	.profile_read = freebsd_gprof_read,
 	.memstat_all = freebsd_memstat_all,
 };

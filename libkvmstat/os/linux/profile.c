@@ -20,6 +20,7 @@
 
 #include "kvmprof.h"
 #include "linux.h"
+#include "profile.h"
 
 #define PROF_MAX_BINS (64u << 20)
 
