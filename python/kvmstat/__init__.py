@@ -12,16 +12,19 @@ A thin ctypes binding of libkvmstat (standard library only):
 The shared library is looked for in $KVMSTAT_LIB (a file), then beside this
 package (a build tree, an installed prefix), then by ctypes.util.find_library.
 Errors raise kvmstat.Error, with the library's message, status and faulting
-address.  See kvmstat(3), libmemstat(3) and kvmprof(3) for the C API.
+address.  What the library has to say to a person (a layout cache file it
+could not use or save) is a kvmstat.KvmstatWarning through Python's warnings
+module, not a line on stderr.  See kvmstat(3), libmemstat(3) and kvmprof(3) for the C API.
 """
 import ctypes
 import ctypes.util
 import glob
 import os
+import warnings
 
 __all__ = ['open', 'Kvmstat', 'Error', 'Struct', 'MemoryType', 'MemoryTypeList',
            'Symbol', 'TypeInfo', 'Member', 'Gmon', 'FlatFunction', 'Probe', 'ProfilProc',
-           'load_library']
+           'KvmstatWarning', 'load_library']
 
 _open = open                            # the builtin, before open() shadows it
 
@@ -89,6 +92,7 @@ class _Proc(ctypes.Structure):
 
 
 _MEMBER_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_MemberInfo))
+_NOTIFY_CB = ctypes.CFUNCTYPE(None, _vp, ctypes.c_char_p)
 
 _PROTOS = {
     # kvmstat.h
@@ -114,6 +118,7 @@ _PROTOS = {
     'kvs_add_module': (ctypes.c_int, [_vp, _cp]),
     'kvs_add_module_dir': (ctypes.c_int, [_vp, _cp]),
     'kvs_warnings': (ctypes.c_uint, [_vp, ctypes.POINTER(_cp)]),
+    'kvs_set_notify': (None, [_vp, _NOTIFY_CB, _vp]),
     'kvs_kernel_info': (ctypes.c_int, [_vp, ctypes.POINTER(_KernelInfo)]),
     'kvs_msgbuf': (ctypes.c_int, [_vp, ctypes.POINTER(_vp), ctypes.POINTER(ctypes.c_size_t)]),
     # memstat.h
@@ -264,6 +269,21 @@ class Error(Exception):
         self.code = code
 
 
+class KvmstatWarning(UserWarning):
+    """What libkvmstat says to a person rather than to the program (today:
+    a layout cache file it could not use or save; the answers are right
+    either way), issued with warnings.warn, so the usual filters apply."""
+
+
+def _notify(_arg, msg):
+    # A filter that turns it into an error cannot raise through C: ctypes
+    # prints that exception instead.
+    warnings.warn(_s(msg), KvmstatWarning, stacklevel=2)
+
+
+_NOTIFY = _NOTIFY_CB(_notify)           # one for every handle, never freed
+
+
 # ------------------------------------------------------------- small types
 
 class Symbol(int):
@@ -367,6 +387,7 @@ class Kvmstat:
         self._kd = self._lib.kvs_open(_b(kernel), _b(core), flags, err)
         if not self._kd:
             raise Error(_s(err.value))
+        self._lib.kvs_set_notify(self._kd, _NOTIFY, None)
         self.kernel, self.core = kernel, core
         try:
             for m in modules:

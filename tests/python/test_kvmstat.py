@@ -18,6 +18,8 @@ sys.path.insert(0, os.path.join(SRC, 'python'))
 
 import kvmstat  # noqa: E402
 
+_open = open                            # the builtin
+
 # (fixture, core file) of each FreeBSD generation.
 FREEBSD = [('fbsd5', 'vmcore.elf'), ('fbsd11', 'vmcore.minidump2'),
            ('fbsd12', 'vmcore.minidump2'), ('fbsd14', 'vmcore.minidump3'),
@@ -132,6 +134,44 @@ class Memory(unittest.TestCase):
 
 
 class Types(unittest.TestCase):
+    def test_cache_warning_is_a_python_warning(self):
+        # A layout cache directory that cannot be written costs one warning
+        # (kvs_set_notify): a KvmstatWarning naming it, nothing on stderr,
+        # and the answer is still the generator's.
+        import warnings
+        with tempfile.TemporaryDirectory() as tmp:
+            if os.geteuid() == 0:               # root ignores mode bits
+                ro = '/proc/self/kvmstat-no'
+            else:
+                ro = os.path.join(tmp, 'ro')
+                os.mkdir(ro, 0o555)
+            old = os.environ.get('XDG_CACHE_HOME')
+            os.environ['XDG_CACHE_HOME'] = ro
+            errpath = os.path.join(tmp, 'stderr')
+            saved = os.dup(2)
+            try:
+                with _open(errpath, 'wb') as ef, \
+                        warnings.catch_warnings(record=True) as got:
+                    warnings.simplefilter('always')
+                    os.dup2(ef.fileno(), 2)
+                    k = kvmstat.open(kernel=kernel_of('fbsd14'), kernel_only=True)
+                    size = k.type('struct malloc_type').size
+                    k.close()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                if old is None:
+                    del os.environ['XDG_CACHE_HOME']
+                else:
+                    os.environ['XDG_CACHE_HOME'] = old
+            with _open(errpath, 'rb') as ef:
+                self.assertEqual(ef.read(), b'')
+        self.assertEqual(size, truth('fbsd14')['layouts']['struct malloc_type']['size'])
+        mine = [w for w in got if issubclass(w.category, kvmstat.KvmstatWarning)]
+        self.assertEqual(len(mine), 1, [str(w.message) for w in got])
+        self.assertIn('layout cache', str(mine[0].message))
+        self.assertIn(ro, str(mine[0].message))
+
     def test_layouts(self):
         for fixture, core in FREEBSD:
             t = truth(fixture)
