@@ -308,15 +308,16 @@ bench_reps(double one, int least)
 }
 
 /*
- * What any walker filling libmemstat's list must do besides reading the
- * kernel, timed alone (best of reps): begin; each entry of `allocator`
- * upserted in the kernel's order (the list's, backwards; the guess right
- * every time); its counters set as that allocator's walker sets them; commit.
- * malloc (13+) defers its counters (mtl_counters_flow) and shows per-CPU
- * records from the store; UMA fills the per-CPU cache slots and writes the
- * counters as it goes.  No kernel read and no per-CPU record written: the
- * gather floor copies those bytes.  The list must hold the entries; their
- * counters are left meaningless (the bench frees the list next).
+ * This library's list bookkeeping alone, as a walker of `allocator` drives
+ * it, without reading the kernel (best of reps): begin; each entry upserted
+ * in the kernel's order (the list's, backwards; the guess right every
+ * time); what the walker then writes to the entry; commit.  malloc (13+)
+ * defers its counters (mtl_counters_flow) and shows per-CPU records from
+ * the store; UMA (13+) writes the zone's fields and every CPU's cache slot
+ * as it walks, and its counters in a second pass (finish_zone).  The
+ * per-CPU records malloc copies to the store are left out (the gather
+ * floor copies those bytes).  The list must hold the entries; their
+ * counters and per-CPU records are left meaningless: free the list next.
  */
 static inline double
 bench_list_floor(struct memory_type_list *l, int allocator, unsigned ncpus, int reps)
@@ -324,6 +325,7 @@ bench_list_floor(struct memory_type_list *l, int allocator, unsigned ncpus, int 
 	struct memory_type *mt, **order;
 	size_t n = 0, i;
 	double best = 1e9;
+	unsigned c;
 	int r, is_new;
 
 	for (mt = l->mtl_head; mt != NULL && mt->mt_next != NULL; mt = mt->mt_next)
@@ -346,10 +348,16 @@ bench_list_floor(struct memory_type_list *l, int allocator, unsigned ncpus, int 
 			if ((mt = mtl_upsert(l, allocator, order[i]->mt_kaddr, &is_new)) != order[i])
 				exit(1);
 			if (allocator != ALLOCATOR_MALLOC) {
-				mt->mt_numallocs = i;
-				mt->mt_numfrees = i;
-				mt->mt_memalloced = mt->mt_memfreed = i * mt->mt_size;
-				mt->mt_bytes = mt->mt_count = 0;
+				struct mt_percpu_cache_s *pc = mt->mt_percpu_valid ?
+				    mt->mt_percpu_cache : NULL;
+				mt->mt_sleeps = i;
+				mt->mt_countlimit = 0;
+				mt->mt_size = mt->mt_rsize = 256;
+				for (c = 0; pc != NULL && c < ncpus; c++)
+					pc[c].mtp_free = c;
+				mt->mt_free += ncpus;
+				mt->mt_zonefree += 1;
+				mt->mt_dom_zonefree[0] += 1;
 			}
 		}
 		if (allocator == ALLOCATOR_MALLOC) {
@@ -360,6 +368,18 @@ bench_list_floor(struct memory_type_list *l, int allocator, unsigned ncpus, int 
 				mt = order[i];
 				mtl_counters_flow(mt, i, i, i, i, 0);
 				mtl_store_view(l, mt, blk + i, n, ncpus);
+			}
+		} else {
+			for (i = 0; i < n; i++) {
+				mt = order[i];
+				mt->mt_failures = 0;
+				mt->mt_xdomain = 0;
+				mt->mt_ndomains = 1;
+				mt->mt_numallocs = mt->mt_numfrees = i;
+				mt->mt_byteslimit = mt->mt_countlimit * mt->mt_size;
+				mt->mt_memalloced = mt->mt_memfreed = i * mt->mt_size;
+				mt->mt_bytes = mt->mt_count = 0;
+				mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
 			}
 		}
 		mtl_refresh_commit(l, allocator);

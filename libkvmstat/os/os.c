@@ -15,7 +15,7 @@ kvmprof_gmon_read(kvs_t *kd)
 {
 	kerr_clear(&kd->err);
 	if (kd->os->profile_read == NULL) {
-		kerr_set(&kd->err, KVS_E_INVAL, "kvmstat reads no kernel profile buffer of %s "
+		kerr_set(&kd->err, KVS_E_NOSYMBOL, "kvmstat reads no kernel profile buffer of %s "
 		    "kernels", kd->os->name);
 		return NULL;
 	}

@@ -215,7 +215,9 @@ int kvs_add_module_dir(kvs_t *kd, const char *dir);
  * (once per handle; the answers are right either way).  By default it goes
  * to stderr as "libkvmstat: warning: <msg>"; kvs_set_notify sends each
  * message (no prefix, no newline) to fn(arg, msg) instead, or drops it when
- * fn is NULL.  Per handle, from the call on. */
+ * fn is NULL.  Per handle, from the call on; fn may be called from within
+ * kvs_close (a cache that could not be saved), so arg must live until it
+ * returns. */
 typedef void (*kvs_notify_fn)(void *arg, const char *msg);
 void kvs_set_notify(kvs_t *kd, kvs_notify_fn fn, void *arg);
 
