@@ -316,12 +316,12 @@ START_TEST(stale)
 }
 END_TEST
 
-/* Answers with fd 2 sent to a file: the number of cache warnings. */
-static char *
-answers_counting(int *warnings)
+/* fd 2 to a file beside the kernel copy, until stderr_back; returns the
+ * saved fd. */
+static int
+stderr_to_file(void)
 {
-	char wpath[4096], *s, *w, *p;
-	size_t n;
+	char wpath[4096];
 	int fd, save;
 
 	snprintf(wpath, sizeof(wpath), "%s.stderr", kpath);
@@ -331,11 +331,34 @@ answers_counting(int *warnings)
 	ck_assert_int_ge(fd, 0);
 	dup2(fd, 2);
 	close(fd);
-	s = answers(0, ~0ULL, NULL);
+	return save;
+}
+
+/* fd 2 back; what went to the file (caller frees). */
+static char *
+stderr_back(int save)
+{
+	char wpath[4096], *w;
+	size_t n;
+
+	snprintf(wpath, sizeof(wpath), "%s.stderr", kpath);
 	fflush(stderr);
 	dup2(save, 2);
 	close(save);
 	w = read_file(wpath, &n);
+	ck_assert_ptr_nonnull(w);
+	return w;
+}
+
+/* Answers with fd 2 sent to a file: the number of cache warnings. */
+static char *
+answers_counting(int *warnings)
+{
+	char *s, *w, *p;
+	int save = stderr_to_file();
+
+	s = answers(0, ~0ULL, NULL);
+	w = stderr_back(save);
 	*warnings = 0;
 	for (p = w; p != NULL && (p = strstr(p, "libkvmstat: warning:")) != NULL; p++)
 		(*warnings)++;
@@ -474,20 +497,13 @@ hear(void *arg, const char *msg)
 static char *
 answers_notified(kvs_notify_fn fn, void *arg, char **err)
 {
-	char wpath[4096], errbuf[KVS_ERRBUF_SIZE], *s = NULL;
+	char errbuf[KVS_ERRBUF_SIZE], *s = NULL;
 	size_t n = 0, i;
 	FILE *f = open_memstream(&s, &n);
 	struct kvs_typeinfo ti;
 	kvs_t *kd;
-	int fd, save;
+	int save = stderr_to_file();
 
-	snprintf(wpath, sizeof(wpath), "%s.stderr", kpath);
-	fflush(stderr);
-	save = dup(2);
-	fd = open(wpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_ge(fd, 0);
-	dup2(fd, 2);
-	close(fd);
 	kd = kvs_open(kpath, NULL, KVS_O_KERNEL_ONLY, errbuf);
 	ck_assert_msg(kd != NULL, "%s", errbuf);
 	kvs_set_notify(kd, fn, arg);
@@ -497,11 +513,7 @@ answers_notified(kvs_notify_fn fn, void *arg, char **err)
 	}
 	kvs_close(kd);
 	fclose(f);
-	fflush(stderr);
-	dup2(save, 2);
-	close(save);
-	*err = read_file(wpath, &n);
-	ck_assert_ptr_nonnull(*err);
+	*err = stderr_back(save);
 	return s;
 }
 
