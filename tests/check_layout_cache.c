@@ -316,6 +316,172 @@ START_TEST(stale)
 }
 END_TEST
 
+/* struct s.a of the kernel at path, through a fresh handle (cache on). */
+static uint64_t
+offset_of_a(const char *path)
+{
+	char errbuf[KVS_ERRBUF_SIZE];
+	struct kvs_typeinfo ti;
+	kvs_t *kd = kvs_open(path, NULL, KVS_O_KERNEL_ONLY, errbuf);
+
+	ck_assert_msg(kd != NULL, "%s", errbuf);
+	ck_assert_msg(kvs_member(kd, "struct s", "a", &ti) == 0, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+	return ti.offset;
+}
+
+static const char *const two_layouts[2] = {
+	"struct s { int a; char pad[8]; }; struct s g;\n"
+	"int main(void) { return 0; }\n",
+	"struct s { char pad[8]; int a; }; struct s g;\n"
+	"int main(void) { return 0; }\n",
+};
+
+/* Two kernels, each with its own NT_GNU_BUILD_ID: each is answered from
+ * its own file, never from the other's (the identity holds the whole
+ * build-id).  The offsets are the compiler's: pad first puts a at 8. */
+START_TEST(buildid_identity)
+{
+	char other[4096], cmd[32768];
+	int st, k;
+
+	setup_dirs();
+	snprintf(other, sizeof(other), "%s.other", kpath);
+	build(two_layouts[0], kpath);
+	build(two_layouts[1], other);
+	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -Wl,--build-id=sha1 -o %s %s.c && "
+	    "gcc -g -O0 -Wl,--build-id=sha1 -o %s %s.c && readelf -n %s %s 2>&1",
+	    kpath, kpath, other, other, kpath, other);
+	free(run_capture(cmd, &st));
+	ck_assert_int_eq(st, 0);
+	for (k = 0; k < 2; k++) {
+		ck_assert_uint_eq(offset_of_a(kpath), 0);
+		ck_assert_uint_eq(offset_of_a(other), 8);
+	}
+	ck_assert_int_eq(tally().files, 2);
+}
+END_TEST
+
+/* A kernel stripped of its DWARF, whose types come from <kernel>.debug:
+ * the same kernel file with another kernel.debug beside it (rebuilt) is
+ * answered from the new one. */
+START_TEST(debug_file_identity)
+{
+	char other[4096], cmd[32768];
+	int st;
+
+	setup_dirs();
+	snprintf(other, sizeof(other), "%s.other", kpath);
+	build(two_layouts[0], kpath);
+	build(two_layouts[1], other);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug %s %s.debug && "
+	    "objcopy --strip-debug %s && objcopy --only-keep-debug %s %s.debug2 2>&1",
+	    kpath, kpath, kpath, other, kpath);
+	free(run_capture(cmd, &st));
+	ck_assert_int_eq(st, 0);
+	ck_assert_uint_eq(offset_of_a(kpath), 0);
+	ck_assert_uint_eq(offset_of_a(kpath), 0);
+	snprintf(cmd, sizeof(cmd), "mv %s.debug2 %s.debug", kpath, kpath);
+	free(run_capture(cmd, &st));
+	ck_assert_int_eq(st, 0);
+	ck_assert_uint_eq(offset_of_a(kpath), 8);
+	ck_assert_int_eq(tally().files, 2);
+}
+END_TEST
+
+/* A cache file holding another kernel's identity, found under this
+ * kernel's name (a collision, a copy): not used, rebuilt. */
+struct paths {
+	char p[4][4096];
+	unsigned n;
+};
+
+static int
+paths_cb(void *arg, const struct kvs_cache_file *f)
+{
+	struct paths *ps = arg;
+
+	if (ps->n < 4)
+		snprintf(ps->p[ps->n++], 4096, "%s", f->path);
+	return 0;
+}
+
+START_TEST(foreign_identity)
+{
+	char other[4096], mine[4096];
+	struct paths before, after;
+	char *buf;
+	size_t len;
+	unsigned i;
+
+	setup_dirs();
+	snprintf(other, sizeof(other), "%s.other", kpath);
+	build(two_layouts[0], kpath);
+	build(two_layouts[1], other);
+	ck_assert_uint_eq(offset_of_a(kpath), 0);
+	memset(&before, 0, sizeof(before));
+	ck_assert_int_eq(kvs_cache_list(paths_cb, &before), 0);
+	ck_assert_uint_eq(before.n, 1);
+	ck_assert_uint_eq(offset_of_a(other), 8);
+	memset(&after, 0, sizeof(after));
+	ck_assert_int_eq(kvs_cache_list(paths_cb, &after), 0);
+	ck_assert_uint_eq(after.n, 2);
+	mine[0] = '\0';
+	for (i = 0; i < 2; i++)
+		if (strcmp(after.p[i], before.p[0]) != 0)
+			snprintf(mine, sizeof(mine), "%s", after.p[i]);
+	ck_assert(mine[0] != '\0');
+	/* the first kernel's file, whole and valid, as the other's */
+	buf = read_file(before.p[0], &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(kvs_lcache_parse(buf, len), 0);
+	ck_assert_int_eq(write_file(mine, buf, len), 0);
+	free(buf);
+	ck_assert_uint_eq(offset_of_a(other), 8);
+	ck_assert_uint_eq(offset_of_a(kpath), 0);
+}
+END_TEST
+
+/* Answers from BTF are not served to a handle that reads DWARF
+ * (KVS_TYPES=dwarf): their spellings differ.  fixtures/btf-test/t.pahole
+ * has both; shapes.h declares struct outer's grid as int [3][5], which
+ * DWARF spells so and pahole's BTF as one dimension of 15. */
+START_TEST(types_source_identity)
+{
+	char src[4096], *buf;
+	size_t len;
+	char errbuf[KVS_ERRBUF_SIZE];
+	struct kvs_typeinfo ti;
+	kvs_t *kd;
+	int k;
+
+	setup_dirs();
+	snprintf(src, sizeof(src), "%s/fixtures/btf-test/t.pahole", srcdir());
+	buf = read_file(src, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(write_file(kpath, buf, len), 0);
+	free(buf);
+	for (k = 0; k < 4; k++) {
+		bool dwarf = k >= 2;
+		if (dwarf)
+			setenv("KVS_TYPES", "dwarf", 1);
+		kd = kvs_open(kpath, NULL, KVS_O_KERNEL_ONLY, errbuf);
+		ck_assert_msg(kd != NULL, "%s", errbuf);
+		ck_assert_msg(kvs_member(kd, "struct outer", "grid", &ti) == 0, "%s",
+		    kvs_geterr(kd));
+		ck_assert_uint_eq(ti.count, 15);
+		ck_assert_uint_eq(ti.size, 60);
+		if (dwarf)
+			ck_assert_str_eq(ti.type_name, "int [3][5]");
+		else
+			ck_assert_str_eq(ti.type_name, "int [15]");
+		kvs_close(kd);
+	}
+	unsetenv("KVS_TYPES");
+	ck_assert_int_eq(tally().files, 2);
+}
+END_TEST
+
 /* fd 2 to a file beside the kernel copy, until stderr_back; returns the
  * saved fd. */
 static int
@@ -705,6 +871,10 @@ main(void)
 	tcase_add_test(tc, hit);
 	tcase_add_test(tc, miss);
 	tcase_add_test(tc, stale);
+	tcase_add_test(tc, buildid_identity);
+	tcase_add_test(tc, debug_file_identity);
+	tcase_add_test(tc, foreign_identity);
+	tcase_add_test(tc, types_source_identity);
 	tcase_add_test(tc, corrupt);
 	tcase_add_test(tc, readonly_dir);
 	tcase_add_test(tc, notify_handler);

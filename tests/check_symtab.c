@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <jansson.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "types.h"
@@ -504,6 +507,180 @@ START_TEST(no_symbol_table)
 }
 END_TEST
 
+/* ------------------------------------------------------------- modules */
+
+/*
+ * A module's symbols (kvs_add_module: core/module.c, and symtab.c's biased
+ * load) against the fixture generator: it copied each allocated section of
+ * dtrace.ko and profile.ko into the dump at the module's base and recorded
+ * base and size in truth.json "dtrace.modules".  So a module symbol in
+ * .data must lie in [base, base + size) and the dump's bytes there must be
+ * the .ko's bytes of that symbol (read from the file with libelf here); a
+ * .bss symbol must lie in the module too.
+ */
+static const json_t *
+truth_module(const json_t *t, const char *name)
+{
+	const json_t *mods = json_object_get(json_object_get(t, "dtrace"), "modules"), *m;
+	size_t i;
+
+	ck_assert_msg(json_array_size(mods) > 0, "truth.json has no dtrace.modules");
+	json_array_foreach(mods, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0)
+			return m;
+	ck_abort_msg("truth.json: no module %s", name);
+	return NULL;
+}
+
+/* The size of symbol `name` in the relocatable file at path; its first
+ * bytes (its section's data at st_value, at most cap) into buf; the
+ * symbol's section type in *shtype. */
+static size_t
+ko_symbol_bytes(const char *path, const char *name, uint8_t *buf, size_t cap,
+    unsigned *shtype)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+	int found = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_SYMTAB ||
+		    (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			GElf_Shdr ts;
+			Elf_Scn *tscn;
+			Elf_Data *td;
+			const char *nm;
+
+			if (gelf_getsym(d, (int)i, &s) == NULL ||
+			    (nm = elf_strptr(elf, sh.sh_link, s.st_name)) == NULL ||
+			    strcmp(nm, name) != 0)
+				continue;
+			tscn = elf_getscn(elf, s.st_shndx);
+			ck_assert(tscn != NULL && gelf_getshdr(tscn, &ts) != NULL);
+			*shtype = ts.sh_type;
+			n = s.st_size;
+			if (ts.sh_type != SHT_NOBITS) {
+				size_t k = n < cap ? n : cap;
+				td = elf_getdata(tscn, NULL);
+				ck_assert(td != NULL && s.st_value + k <= td->d_size);
+				memcpy(buf, (const uint8_t *)td->d_buf + s.st_value, k);
+			}
+			found = 1;
+			break;
+		}
+	}
+	ck_assert_msg(found, "%s: no symbol %s", path, name);
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+static kvs_t *
+open_fbsd14(void)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"),
+	    fixture_path("fbsd14/vmcore.minidump3"), 0, err);
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	return kd;
+}
+
+START_TEST(module_symbols_at_their_sections)
+{
+	static const struct { const char *ko, *sym; } cases[] = {
+		{ "profile.ko", "profile_max" },            /* .data */
+		{ "profile.ko", "profile_percpu_example" }, /* .bss, not at 0 */
+		{ "profile.ko", "profile_total" },          /* .bss */
+	};
+	json_t *t = load_truth("fbsd14/truth.json");
+	kvs_t *kd = open_fbsd14();
+	size_t i, ndata = 0;
+
+	ck_assert_int_eq(kvs_add_module(kd, fixture_path("fbsd14/dtrace.ko")), 1);
+	ck_assert_int_eq(kvs_add_module(kd, fixture_path("fbsd14/profile.ko")), 1);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const json_t *m = truth_module(t, cases[i].ko);
+		uint64_t base = jget(m, "base"), msize = jget(m, "size"), addr, size;
+		uint8_t want[64], got[64];
+		unsigned shtype = 0;
+		size_t n = ko_symbol_bytes(fixture_path(path_join("fbsd14", cases[i].ko)),
+		    cases[i].sym, want, sizeof(want), &shtype);
+
+		ck_assert_msg(kvs_symbol(kd, cases[i].sym, &addr, &size) == 0, "%s: %s",
+		    cases[i].sym, kvs_geterr(kd));
+		ck_assert_msg(addr >= base && addr + size <= base + msize,
+		    "%s at 0x%llx size %llu, outside %s [0x%llx, +%llu)", cases[i].sym,
+		    (unsigned long long)addr, (unsigned long long)size, cases[i].ko,
+		    (unsigned long long)base, (unsigned long long)msize);
+		ck_assert_uint_eq(size, n);
+		if (shtype != SHT_NOBITS) {
+			ck_assert_uint_le(n, sizeof(want));
+			ck_assert_int_eq(kvs_read(kd, addr, got, n), 0);
+			ck_assert_msg(memcmp(got, want, n) == 0, "%s: the dump's bytes are "
+			    "not the .ko's", cases[i].sym);
+			ndata++;
+		}
+	}
+	ck_assert_uint_ge(ndata, 1);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* A module file that is not the one loaded: profile.ko needs more bytes
+ * than truth says dtrace.ko was loaded in, so a copy of it named dtrace.ko
+ * is refused; a dtrace.ko whose e_machine says AArch64 is not this
+ * kernel's. */
+START_TEST(module_not_the_loaded_file)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	kvs_t *kd = open_fbsd14();
+	const char *dir = path_join(test_tmpdir(), "mods");
+	char path[4096];
+	size_t len;
+	uint8_t *img;
+
+	ck_assert(jget(truth_module(t, "dtrace.ko"), "size") < jget(truth_module(t,
+	    "profile.ko"), "size"));
+	ck_assert(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/dtrace.ko", dir);
+	img = read_file(fixture_path("fbsd14/profile.ko"), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_int_eq(write_file(path, img, len), 0);
+	free(img);
+	ck_assert_int_eq(kvs_add_module(kd, path), -1);
+	ck_assert_msg(kvs_errstatus(kd) == KVS_E_MISMATCH, "%s", kvs_geterr(kd));
+
+	img = read_file(fixture_path("fbsd14/dtrace.ko"), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_gt(len, 20);
+	img[18] = 183;          /* e_machine: EM_AARCH64, little-endian */
+	img[19] = 0;
+	ck_assert_int_eq(write_file(path, img, len), 0);
+	free(img);
+	ck_assert_int_eq(kvs_add_module(kd, path), -1);
+	ck_assert_msg(kvs_errstatus(kd) == KVS_E_FORMAT, "%s", kvs_geterr(kd));
+	/* the real one still goes in */
+	ck_assert_int_eq(kvs_add_module(kd, fixture_path("fbsd14/dtrace.ko")), 1);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -514,6 +691,8 @@ main(void)
 	tcase_add_test(tc, small_elf_matches_nm);
 	tcase_add_test(tc, fixture_kernel_matches_nm);
 	tcase_add_test(tc, no_symbol_table);
+	tcase_add_test(tc, module_symbols_at_their_sections);
+	tcase_add_test(tc, module_not_the_loaded_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
