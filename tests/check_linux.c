@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "kvmprof.h"
 #include "kvmstat.h"
 #include "memstat.h"
 #include "testutil.h"
@@ -143,6 +144,17 @@ check_row(struct memory_type *mt, const json_t *row, unsigned ncpus)
 	}
 }
 
+static struct memory_type_list *
+slab_list(const struct lx *d)
+{
+	struct memory_type_list *l = memstat_mtl_alloc();
+	kvs_t *kd = open_dump(d);
+
+	ck_assert_msg(memstat_kvm_slab(l, kd) == 0, "%s", kvs_geterr(kd));
+	kvs_close(kd);
+	return l;
+}
+
 /* memstat_kvm_slab on every dump: each cache's figures equal the truth. */
 START_TEST(slab_equals_truth)
 {
@@ -192,6 +204,42 @@ START_TEST(slab_equals_truth)
 	}
 	memstat_mtl_free(l);
 	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
+/* The generator's one CPU slab whose lockless freelist holds every object
+ * of the slab: a walk bounded by the slab's object count takes exactly
+ * that many steps, and the row is sound, its CPU's free count whole. */
+START_TEST(freelist_at_bound)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *b = json_object_get(t, "boundary"), *row, *hit = NULL;
+	struct memory_type_list *l;
+	struct memory_type *mt;
+	unsigned cpu;
+	size_t i;
+
+	ck_assert_msg(b != NULL, "%s: the truth has no full-freelist slab", d->dir);
+	cpu = (unsigned)jget(b, "cpu");
+	ck_assert_uint_ge(jget(b, "objects"), 2);
+	ck_assert_uint_eq(jget(b, "lockless"), jget(b, "objects"));
+	json_array_foreach(json_object_get(t, "caches"), i, row)
+		if (strcmp(jstr(row, "name"), jstr(b, "cache")) == 0)
+			hit = row;
+	ck_assert_ptr_nonnull(hit);
+	ck_assert_uint_eq(jget(hit, "objects_per_slab"), jget(b, "objects"));
+	ck_assert(!json_is_true(json_object_get(hit, "corrupt")));
+	ck_assert_uint_ge(jnum(json_array_get(json_object_get(hit, "percpu_free"), cpu)),
+	    jget(b, "objects"));
+	l = slab_list(d);
+	mt = find_addr(l, jget(hit, "address"));
+	ck_assert_ptr_nonnull(mt);
+	ck_assert_uint_eq(memstat_get_slab_flags(mt) & MEMSTAT_SLAB_CORRUPT, 0);
+	ck_assert_uint_eq(memstat_get_percpu_free(mt, (int)cpu),
+	    jnum(json_array_get(json_object_get(hit, "percpu_free"), cpu)));
+	ck_assert_uint_eq(memstat_get_count(mt), jget(hit, "allocated"));
+	memstat_mtl_free(l);
 	json_decref(t);
 }
 END_TEST
@@ -400,17 +448,6 @@ lists_equal(struct memory_type_list *a, struct memory_type_list *b, int same_add
 	}
 	ck_assert_ptr_null(x);
 	ck_assert_ptr_null(y);
-}
-
-static struct memory_type_list *
-slab_list(const struct lx *d)
-{
-	struct memory_type_list *l = memstat_mtl_alloc();
-	kvs_t *kd = open_dump(d);
-
-	ck_assert_msg(memstat_kvm_slab(l, kd) == 0, "%s", kvs_geterr(kd));
-	kvs_close(kd);
-	return l;
 }
 
 /* One boot model placed two ways: the tables are the same. */
@@ -638,11 +675,31 @@ ks_va(uint64_t pa)
 	return pa - KS_PHYS_BASE + KS_START;
 }
 
+/*
+ * A kernel booted with profile=N (prof_buffer), for ks_image: symbols 1-6
+ * become the profile's variables (prof_on, prof_shift, prof_len,
+ * prof_buffer, tick_nsec) and _etext, the variables and the counters lie in
+ * a 2 MiB page that page tables the image builds map above the symbols.
+ */
+#define KP_BINS 2001
+#define KP_PAGE_PA 0x200000ULL
+#define KP_VARS_PA 0x3a0000ULL
+#define KP_BUF_PA 0x3b0000ULL
+struct ks_prof {
+	uint32_t on, shift_stored;   /* prof_on; prof_shift as the kernel holds it */
+	unsigned shift;              /* the shift prof_len and _etext agree on */
+	uint64_t tick_nsec;
+	uint32_t bins[KP_BINS];
+	uint64_t stext, etext, buf;  /* runtime addresses, filled by ks_image */
+};
+
 /* Build the image: mode 0 relative offsets, 1 absolute per-CPU; stext: put
  * SYMBOL(_stext) into VMCOREINFO; drop: a key left out; cut: the names
- * stream cut short.  Returns the file's path. */
+ * stream cut short; prof: a profile buffer (mode 0 only).  Returns the
+ * file's path. */
 static const char *
-ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut)
+ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut,
+    struct ks_prof *prof)
 {
 	static char path[4096];
 	uint8_t *img = calloc(1, KS_IMG);
@@ -675,7 +732,11 @@ ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut)
 
 		if (i == 0)
 			snprintf(y->name, sizeof(y->name), "_stext");
-		else if (i % 97 == 0) {      /* long: a two-byte length */
+		else if (prof != NULL && i <= 6) {
+			static const char *const pn[] = { "prof_on", "prof_shift", "prof_len",
+			    "prof_buffer", "tick_nsec", "_etext" };
+			snprintf(y->name, sizeof(y->name), "%s", pn[i - 1]);
+		} else if (i % 97 == 0) {      /* long: a two-byte length */
 			memset(y->name, 'L', 200);
 			snprintf(y->name + 200, 40, "_%d", i);
 		} else if (i % 5 == 0)
@@ -688,6 +749,16 @@ ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut)
 			y->addr = mode == 1 ? (uint64_t)i * 64 : base + 0x800000 + (uint64_t)i * 64;
 		} else
 			y->addr = base + 16 * (uint64_t)i + 0x40;
+		if (prof != NULL && i >= 1 && i <= 5) {
+			/* In the mapped page, at KP_VARS_PA + 16 * i. */
+			y->type = 'D';
+			y->addr = base + 0xa00000 + KP_VARS_PA - KP_PAGE_PA + 16 * (uint64_t)i;
+		} else if (prof != NULL && i == 6) {
+			/* _etext: not a multiple of 16 from _stext, so no other
+			 * symbol shares its address. */
+			y->type = 'T';
+			y->addr = base + 0x40 + ((uint64_t)KP_BINS << prof->shift);
+		}
 		if (i == 0)
 			stext_addr = y->addr;
 		enc[ne++] = (uint8_t)y->type;
@@ -717,6 +788,29 @@ ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut)
 		memcpy(img + a_offs + 4 * (uint64_t)i, &off, 4);
 	}
 	ck_assert_uint_lt(a_names + pos, a_ttab);
+	if (prof != NULL) {
+		/* PML4[511] -> PDPT[510] -> PD: one 2 MiB page at base + 10 MiB
+		 * holding the variables and the counters. */
+		uint64_t va = base + 0xa00000, e, len = KP_BINS;
+		ck_assert_int_eq(mode, 0);
+		ck_assert_uint_eq(va & 0x1fffff, 0);
+		e = (a_pgt + 0x1000) | 3;
+		memcpy(img + a_pgt + 8 * ((va >> 39) & 511), &e, 8);
+		e = (a_pgt + 0x2000) | 3;
+		memcpy(img + a_pgt + 0x1000 + 8 * ((va >> 30) & 511), &e, 8);
+		e = KP_PAGE_PA | 0x83;
+		memcpy(img + a_pgt + 0x2000 + 8 * ((va >> 21) & 511), &e, 8);
+		prof->stext = syms[0].addr;
+		prof->etext = syms[6].addr;
+		prof->buf = va + KP_BUF_PA - KP_PAGE_PA;
+		memcpy(img + KP_VARS_PA + 16 * 1, &prof->on, 4);
+		memcpy(img + KP_VARS_PA + 16 * 2, &prof->shift_stored, 4);
+		memcpy(img + KP_VARS_PA + 16 * 3, &len, 8);
+		memcpy(img + KP_VARS_PA + 16 * 4, &prof->buf, 8);
+		memcpy(img + KP_VARS_PA + 16 * 5, &prof->tick_nsec, 8);
+		memcpy(img + KP_BUF_PA, prof->bins, sizeof(prof->bins));
+		ck_assert_uint_eq(syms[1].addr, va + KP_VARS_PA - KP_PAGE_PA + 16);
+	}
 	if (cut)
 		memset(img + a_names + pos / 2, 0xff, a_ttab - a_names - pos / 2);
 	n = KS_NSYMS;
@@ -761,7 +855,7 @@ START_TEST(kallsyms_from_memory)
 	int mode = _i / 2;
 	bool stext = _i % 2 == 0;
 	char err[KVS_ERRBUF_SIZE];
-	const char *img = ks_image(syms, mode, stext, NULL, false);
+	const char *img = ks_image(syms, mode, stext, NULL, false, NULL);
 	kvs_t *kd = kvs_open(NULL, img, KVS_O_RAW, err);
 	int i;
 
@@ -789,16 +883,108 @@ START_TEST(kallsyms_bad)
 {
 	static struct ks_sym syms[KS_NSYMS];
 	char err[KVS_ERRBUF_SIZE];
-	const char *img = ks_image(syms, 1, true, "SYMBOL(kallsyms_names)", false);
+	const char *img = ks_image(syms, 1, true, "SYMBOL(kallsyms_names)", false, NULL);
 
 	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));
 	ck_assert_msg(strstr(err, "no SYMBOL(kallsyms_names)") != NULL &&
 	    strstr(err, "-N") != NULL, "%s", err);
-	img = ks_image(syms, 1, true, NULL, true);
+	img = ks_image(syms, 1, true, NULL, true, NULL);
 	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));
 	ck_assert_msg(strstr(err, "kallsyms_names is corrupt") != NULL, "%s", err);
 	ck_assert_ptr_null(kvs_open(NULL, fixture_path("fbsd14/vmcore.minidump3"), 0, err));
 	ck_assert_msg(strstr(err, "no kernel file given (-N)") != NULL, "%s", err);
+}
+END_TEST
+
+/*
+ * prof_buffer read as a kvmprof histogram: every counter where the test put
+ * it, the text from _stext to _etext in bins of 2^prof_shift bytes, the last
+ * bin readprofile's *unknown*, the rate HZ from tick_nsec rounded to the
+ * nearest (an NTP-adjusted tick a little longer than 1/250 s is 250 Hz).
+ */
+static struct ks_prof *
+kp_model(void)
+{
+	struct ks_prof *p = calloc(1, sizeof(*p));
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	ck_assert_ptr_nonnull(p);
+	p->on = 1;
+	p->shift = p->shift_stored = 3;
+	p->tick_nsec = 4000250;
+	for (i = 0; i < KP_BINS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p->bins[i] = i % 3 == 0 ? 0 : (uint32_t)(x % 100000);
+	}
+	p->bins[KP_BINS - 1] = 777777;
+	return p;
+}
+
+START_TEST(profile_from_memory)
+{
+	static struct ks_sym syms[KS_NSYMS];
+	struct ks_prof *p = kp_model();
+	char err[KVS_ERRBUF_SIZE];
+	const char *img = ks_image(syms, 0, true, NULL, false, p);
+	kvs_t *kd = kvs_open(NULL, img, KVS_O_RAW, err);
+	kvmprof_gmon_t *g;
+	uint64_t a;
+	size_t i;
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "_etext", &a, NULL), 0);
+	ck_assert_uint_eq(a, p->etext);
+	g = kvmprof_gmon_read(kd);
+	ck_assert_msg(g != NULL, "%s", kvs_geterr(kd));
+	ck_assert_int_eq(kvmprof_gmon_state(g), KVMPROF_ON);
+	ck_assert_int_eq(kvmprof_gmon_format(g), KVMPROF_FMT_READPROFILE);
+	ck_assert_int_eq(kvmprof_gmon_counter_bits(g), 32);
+	ck_assert_int_eq(kvmprof_gmon_profrate(g), 250);
+	ck_assert_uint_eq(kvmprof_gmon_lowpc(g), p->stext);
+	ck_assert_uint_eq(kvmprof_gmon_highpc(g), p->stext + ((uint64_t)KP_BINS << p->shift));
+	ck_assert_uint_eq(kvmprof_gmon_highpc(g), p->etext);
+	ck_assert_uint_eq(kvmprof_gmon_nbins(g), KP_BINS);
+	ck_assert_uint_eq(kvmprof_gmon_binsize(g), 1ULL << p->shift);
+	for (i = 0; i < KP_BINS; i++)
+		ck_assert_msg(kvmprof_gmon_bin(g, i) == p->bins[i], "bin %zu: %llu, put %u", i,
+		    (unsigned long long)kvmprof_gmon_bin(g, i), p->bins[i]);
+	kvmprof_gmon_free(g);
+	kvs_close(kd);
+	free(p);
+}
+END_TEST
+
+/* Profiling off, and a prof_shift that prof_len and _etext contradict:
+ * no histogram, each with its reason. */
+START_TEST(profile_refused)
+{
+	static struct ks_sym syms[KS_NSYMS];
+	struct ks_prof *p = kp_model();
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		p->on = k == 0 ? 0 : 1;
+		p->shift_stored = k == 0 ? 3 : 4;
+		kd = kvs_open(NULL, ks_image(syms, 0, true, NULL, false, p), KVS_O_RAW, err);
+		ck_assert_msg(kd != NULL, "%s", err);
+		ck_assert_ptr_null(kvmprof_gmon_read(kd));
+		if (k == 0) {
+			ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOSYMBOL);
+			ck_assert_msg(strstr(kvs_geterr(kd), "prof_on is 0") != NULL, "%s",
+			    kvs_geterr(kd));
+		} else {
+			ck_assert_int_eq(kvs_errstatus(kd), KVS_E_DATA);
+			ck_assert_msg(strstr(kvs_geterr(kd), "prof_shift (4)") != NULL, "%s",
+			    kvs_geterr(kd));
+		}
+		kvs_close(kd);
+	}
+	free(p);
 }
 END_TEST
 
@@ -816,6 +1002,7 @@ main(void)
 	tcase_add_loop_test(tc, slab_equals_truth, 0, NDUMPS);
 	tcase_add_loop_test(tc, cli_json_equals_truth, 0, NDUMPS);
 	tcase_add_loop_test(tc, cli_slabinfo_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tc, freelist_at_bound, 0, NDUMPS);
 	tcase_add_test(tc, kaslr_equals_nokaslr);
 	tcase_add_test(tc, raw_equals_elf);
 	tcase_add_loop_test(tk, dmesg_equals_truth, 0, NDUMPS);
@@ -826,6 +1013,8 @@ main(void)
 	tcase_add_test(tk, linux_kernel_freebsd_dump);
 	tcase_add_loop_test(tk, kallsyms_from_memory, 0, 4);
 	tcase_add_test(tk, kallsyms_bad);
+	tcase_add_test(tk, profile_from_memory);
+	tcase_add_test(tk, profile_refused);
 	tcase_add_test(th, hostile_list_loops);
 	tcase_add_test(th, hostile_rows_named);
 	suite_add_tcase(s, tc);
