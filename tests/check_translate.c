@@ -119,6 +119,92 @@ START_TEST(pages_of_every_size)
 }
 END_TEST
 
+/* Every bit of every level's 9-bit index, from a model of its own: one VA
+ * per (level, bit) with that index bit alone set and the other indices
+ * fixed, each mapped by a fresh chain of tables to a page of its own.  A
+ * walk that drops an index bit (a mask of 255 for 511) or takes a level's
+ * index from the wrong shift reads another slot, which is invalid or maps
+ * another page.  Also index 511 and 0 at every level. */
+#define IDX_PAGES 512u
+static uint8_t idx_phys[IDX_PAGES << 12];
+
+static int
+idx_rd(void *ctx, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
+{
+	(void)ctx;
+	if (pa >= sizeof(idx_phys) || len > sizeof(idx_phys) - pa) {
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not present", (unsigned long long)pa);
+		return -1;
+	}
+	memcpy(buf, idx_phys + pa, len);
+	return 0;
+}
+
+START_TEST(every_index_bit_every_level)
+{
+	/* The index of each level (PML4, PDP, PD, PT) for a case. */
+	unsigned idx[64][4];
+	uint64_t va[64], want[64];
+	unsigned n = 0, next = 1;             /* page 0: the PML4 */
+	struct kvs_xlat_params p;
+
+	memset(idx_phys, 0, sizeof(idx_phys));
+	for (unsigned lvl = 0; lvl < 4; lvl++)
+		for (int b = -2; b < 9; b++) {
+			/* Base indices: kernel half, none with the bit under test. */
+			unsigned base[4] = { 300, 5, 6, 7 };
+			for (unsigned k = 0; k < 4; k++)
+				idx[n][k] = base[k];
+			idx[n][lvl] = b == -2 ? 511u : b == -1 ? 0u : 1u << b;
+			if (lvl == 0 && idx[n][0] < 256)
+				idx[n][0] |= 256;     /* stay in the canonical kernel half */
+			n++;
+		}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = 0, table = 0;
+		for (unsigned k = 0; k < 4; k++)
+			v |= (uint64_t)idx[i][k] << (39 - 9 * k);
+		v |= 0x123;
+		if (v & (1ULL << 47))
+			v |= 0xffff000000000000ULL;
+		va[i] = v;
+		/* Walk the model's tables, adding what is missing. */
+		for (unsigned k = 0; k < 3; k++) {
+			uint64_t ent;
+			memcpy(&ent, idx_phys + table + idx[i][k] * 8, 8);
+			if (!(ent & V)) {
+				ck_assert_uint_lt(next, IDX_PAGES);
+				ent = P(next++) | V;
+				memcpy(idx_phys + table + idx[i][k] * 8, &ent, 8);
+			}
+			table = ent & ~0xfffULL;
+		}
+		uint64_t leaf;
+		memcpy(&leaf, idx_phys + table + idx[i][3] * 8, 8);
+		if (!(leaf & V)) {
+			ck_assert_uint_lt(next, IDX_PAGES);
+			leaf = P(next++) | V;
+			memcpy(idx_phys + table + idx[i][3] * 8, &leaf, 8);
+		}
+		want[i] = (leaf & ~0xfffULL) | 0x123;
+	}
+	memset(&p, 0, sizeof(p));
+	p.read_phys = idx_rd;
+	p.have_root = true;
+	p.root_pa = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct kvs_error e;
+		uint64_t pa = 0;
+		kerr_clear(&e);
+		ck_assert_msg(amd64_kvtop(&p, va[i], &pa, NULL, &e) == 0, "va 0x%llx: %s",
+		    (unsigned long long)va[i], e.msg);
+		ck_assert_msg(pa == want[i], "va 0x%llx (indices %u %u %u %u): pa 0x%llx, want 0x%llx",
+		    (unsigned long long)va[i], idx[i][0], idx[i][1], idx[i][2], idx[i][3],
+		    (unsigned long long)pa, (unsigned long long)want[i]);
+	}
+}
+END_TEST
+
 START_TEST(dmap_shortcut)
 {
 	struct kvs_error e;
@@ -777,6 +863,7 @@ main(void)
 	TCase *tc = tcase_create("amd64");
 
 	tcase_add_test(tc, pages_of_every_size);
+	tcase_add_test(tc, every_index_bit_every_level);
 	tcase_add_test(tc, peek_agrees_with_read);
 	tcase_add_test(tc, dmap_shortcut);
 	tcase_add_test(tc, not_valid_at_each_level);

@@ -12,8 +12,9 @@
 # meson's test log); SURVIVED when none does.  The working tree is never
 # touched.
 #
-#   tests/mutate.sh [-s SRCDIR] [-k] [-l] [--full] [NAME...]
+#   tests/mutate.sh [-s SRCDIR] [-c] [-k] [-l] [--full] [NAME...]
 #     -s SRCDIR  tree to copy (default: the one holding this script)
+#     -c         copy the tree as committed (git HEAD), not as it is
 #     -k         keep the scratch directory
 #     -l         list the mutations and exit
 #     --full     every mutant against every suite (no stop at the first
@@ -40,6 +41,7 @@ src=$here
 keep=0
 list=0
 full=0
+committed=0
 args=()
 for a in "$@"; do
   case $a in
@@ -48,12 +50,13 @@ for a in "$@"; do
   esac
 done
 set -- "${args[@]+"${args[@]}"}"
-while getopts "s:kl" o; do
+while getopts "s:ckl" o; do
   case $o in
     s) src=$(cd "$OPTARG" && pwd) ;;
+    c) committed=1 ;;
     k) keep=1 ;;
     l) list=1 ;;
-    *) sed -n '2,34p' "$0"; exit 2 ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -93,8 +96,11 @@ tree=$work/src
 build=$work/build
 mkdir -p "$tree"
 
-# The tree as a developer has it: tracked and new files, no build output.
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# The tree as a developer has it: tracked and new files, no build output
+# (with -c: as committed).
+if [ $committed -eq 1 ]; then
+  git -C "$src" archive HEAD | tar -x -C "$tree" || { echo "mutate: git archive of $src failed"; exit 2; }
+elif git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   (cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 -I{} cp --parents -a {} "$tree"/ 2>/dev/null)
 else
   (cd "$src" && tar -c --exclude='./build*' --exclude='./.git' . | tar -x -C "$tree")
