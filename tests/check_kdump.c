@@ -6,7 +6,8 @@
  * holes no record writes, overlapping records where the later one wins),
  * the parts of a split dump, the page cache's bound and counters, a sparse
  * dump with 64 MiB of bitmaps that opens without reading them, and corrupt
- * headers, streams, descriptors and pages.
+ * headers, streams, descriptors and pages; past 65,536 pfns with the two
+ * bitmaps far apart (kdump_beyond_64k), and a failed page in a full cache set.
  *
  * The truth: page_of(pfn) says what a dumped page holds (zeros, text naming
  * its pfn that compresses well, or noise that does not and is stored raw);
@@ -57,6 +58,7 @@ struct spec {
 	int comp;               /* C_* for every page, or C_MIXED */
 	bool holes;             /* pfn % 13 == 7: no memory */
 	bool filter;            /* pfn % 5 == 2: memory, filtered out */
+	bool gaps;              /* [GAP_HOLE): no memory; [GAP_FILT): filtered out */
 	bool split;
 	uint64_t start, end;    /* split: the pfns this part holds */
 	bool vmci_sub;          /* v3+: VMCOREINFO named by the sub-header */
@@ -64,16 +66,25 @@ struct spec {
 	uint32_t status;
 };
 
+/* Large dumps: a hole of 4,001 pfns across the rank block boundary at
+ * 12,288, and 5,520 pfns filtered out whole from the boundary at 20,480. */
+#define GAP_HOLE_LO 9000U
+#define GAP_HOLE_HI 13001U
+#define GAP_FILT_LO 20480U
+#define GAP_FILT_HI 26000U
+
 static bool
 pf_mem(const struct spec *s, uint64_t pfn)
 {
-	return pfn < s->max_mapnr && !(s->holes && pfn % 13 == 7);
+	return pfn < s->max_mapnr && !(s->holes && pfn % 13 == 7) &&
+	    !(s->gaps && pfn >= GAP_HOLE_LO && pfn < GAP_HOLE_HI);
 }
 
 static bool
 pf_dumped(const struct spec *s, uint64_t pfn)
 {
-	return pf_mem(s, pfn) && !(s->filter && pfn % 5 == 2);
+	return pf_mem(s, pfn) && !(s->filter && pfn % 5 == 2) &&
+	    !(s->gaps && pfn >= GAP_FILT_LO && pfn < GAP_FILT_HI);
 }
 
 static bool
@@ -768,6 +779,106 @@ START_TEST(kdump_split_joined)
 }
 END_TEST
 
+/*
+ * Past 65,536 pfns: 70,001 (18 rank blocks of 4,096 bits, the last bitmap
+ * byte partial), every compression mixed with raw and zero pages, and the
+ * two bitmaps far apart: a fifth of the memory plus 5,520 pfns from a block
+ * boundary on are present but filtered out (makedumpfile -d), and a hole of
+ * 4,001 pfns spans a block boundary.  As written, flattened, and as a split
+ * set cut at odd pfns (v5 and v6 parts), each part alone and all joined.
+ * A rank that counts the 1st bitmap, stops a block short or skips a word
+ * finds another page's descriptor, whose bytes name another pfn.
+ */
+START_TEST(kdump_beyond_64k)
+{
+	static const uint64_t cut[] = { 0, 4099, 33333, 65539, 70001 };
+	static const int order[] = { 2, 0, 3, 1 };
+	const uint64_t mapnr = 70001;
+	struct spec whole = { .version = 6, .max_mapnr = mapnr, .comp = C_MIXED, .holes = true,
+		.filter = true, .gaps = true, .vmci_sub = true, .status = C_ZLIB };
+	struct mapped m[4];
+	struct built o;
+	struct kvs_error e;
+	struct kvs_src_info in;
+	uint8_t got[PG], want[PG];
+	uint64_t n_mem = 0, n_dumped = 0, total = 0, ranks_differ = 0;
+	void *priv;
+
+	/* The model itself: both bitmaps differ in every rank block. */
+	for (uint64_t b = 0; b * 4096 < mapnr; b++) {
+		uint64_t a = 0, d = 0;
+		for (uint64_t pfn = b * 4096; pfn < (b + 1) * 4096 && pfn < mapnr; pfn++) {
+			a += pf_mem(&whole, pfn);
+			d += pf_dumped(&whole, pfn);
+		}
+		n_mem += a;
+		n_dumped += d;
+		ranks_differ += a != d;
+	}
+	ck_assert_uint_eq(ranks_differ, (mapnr + 4095) / 4096);
+	ck_assert_uint_gt(n_mem - n_dumped, 15000);
+	check_both(&whole, "big");
+
+	for (int p = 0; p < 4; p++) {
+		struct spec s = whole;
+		char name[32];
+		s.version = 5 + (unsigned)(p % 2);
+		s.split = true;
+		s.start = cut[p];
+		s.end = cut[p + 1];
+		kd_build(&s, &o);
+		total += o.ndesc;
+		check_both(&s, "bigpart");
+		snprintf(name, sizeof(name), "bigpart%d", p);
+		map_buf(&m[p], name, o.b, o.len);
+		free(o.b);
+	}
+	ck_assert_uint_eq(total, n_dumped);
+
+	/* Joined in a shuffled order: every page from the part holding it. */
+	priv = open_ok(&m[order[0]]);
+	for (int p = 1; p < 4; p++) {
+		kerr_clear(&e);
+		ck_assert_msg(kd->add_part(priv, &m[order[p]].a, &e) == 0, "%s", e.msg);
+	}
+	ck_assert_uint_eq(kd->dumped_pages(priv), n_dumped);
+	for (uint64_t pfn = 0; pfn < mapnr + 2; pfn++) {
+		uint64_t pa = pfn * PG + (pfn % 7) * 16;
+		size_t len = PG - (size_t)(pa % PG);
+		kerr_clear(&e);
+		int rc = kd->read_phys(priv, pa, got, len, &e);
+		if (pf_dumped(&whole, pfn)) {
+			REQUIRE(rc == 0, "joined pfn 0x%llx: %s", (unsigned long long)pfn, e.msg);
+			page_of(pfn, want);
+			REQUIRE(memcmp(got, want + pa % PG, len) == 0, "joined pfn 0x%llx: wrong bytes",
+			    (unsigned long long)pfn);
+		} else
+			REQUIRE(rc == -1 && e.status == KVS_E_NOTDUMPED && e.fault_addr == pa &&
+			    strstr(e.msg, pf_mem(&whole, pfn) ? "(filtered out)" : "(no memory there)"),
+			    "joined pfn 0x%llx: rc %d: %s", (unsigned long long)pfn, rc, e.msg);
+	}
+	/* Reads across each cut, from one part into the next. */
+	for (int p = 1; p < 4; p++) {
+		uint64_t pfn = cut[p] - 1;
+		while (!pf_dumped(&whole, pfn) || !pf_dumped(&whole, pfn + 1))
+			pfn++;
+		kerr_clear(&e);
+		ck_assert_msg(kd->read_phys(priv, (pfn + 1) * PG - 64, got, 128, &e) == 0, "%s",
+		    e.msg);
+		page_of(pfn, want);
+		ck_assert_int_eq(memcmp(got, want + PG - 64, 64), 0);
+		page_of(pfn + 1, want);
+		ck_assert_int_eq(memcmp(got + 64, want, 64), 0);
+	}
+	kd->info(priv, &in);
+	ck_assert_uint_eq(in.source_bytes,
+	    m[0].a.map_len + m[1].a.map_len + m[2].a.map_len + m[3].a.map_len);
+	kd->close(priv);
+	for (int p = 0; p < 4; p++)
+		map_close(&m[p]);
+}
+END_TEST
+
 /* The cache: bounded (256 pages, 4 ways per pfn % 64), LRU within a set,
  * counted per handle. */
 START_TEST(kdump_cache)
@@ -1017,7 +1128,7 @@ pd_index(uint64_t pfn)
 /* Replace pfn's data with the c-compressed first `len` bytes of its page
  * repeated, appended at the end of the file. */
 static uint8_t *
-with_data(const struct built *o, uint64_t pfn, int c, size_t len, size_t *nlen)
+with_data_at(const struct built *o, uint64_t pdi, uint64_t pfn, int c, size_t len, size_t *nlen)
 {
 	uint8_t *src = malloc(len), page[PG], comp[4 * PG];
 	uint8_t *b = malloc(o->len + sizeof(comp));
@@ -1055,7 +1166,7 @@ with_data(const struct built *o, uint64_t pfn, int c, size_t len, size_t *nlen)
 	ck_assert_uint_lt(n, PG);
 	memcpy(b, o->b, o->len);
 	memcpy(b + o->len, comp, n);
-	uint64_t pd = pd_at(o, pd_index(pfn));
+	uint64_t pd = pd_at(o, pdi);
 	put64(b, pd, o->len);
 	put32(b, pd + 8, (uint32_t)n);
 	put32(b, pd + 12, (uint32_t)c);
@@ -1063,6 +1174,70 @@ with_data(const struct built *o, uint64_t pfn, int c, size_t len, size_t *nlen)
 	free(src);
 	return b;
 }
+
+static uint8_t *
+with_data(const struct built *o, uint64_t pfn, int c, size_t len, size_t *nlen)
+{
+	return with_data_at(o, pd_index(pfn), pfn, c, len, nlen);
+}
+
+/*
+ * A page that fails to decompress evicts a cached page first: the page it
+ * evicted must not be served afterwards from the slot the failure wrote
+ * into.  Set 13 holds four good pages; a fifth in the set decompresses to
+ * half a page (into the least recently used way); the four then read as
+ * the model says, each once more from the file.
+ */
+START_TEST(kdump_cache_failure)
+{
+	static const int comps[] = { C_ZLIB, C_LZO, C_SNAPPY, C_ZSTD };
+	struct spec s = { .version = 6, .max_mapnr = 1024, .comp = C_ZLIB, .filter = true,
+		.status = C_ZLIB };
+	uint64_t set[5], pdi[5], nd = 0, v;
+	uint8_t page[PG], want[PG];
+	struct built o;
+	int n = 0;
+
+	kd_build(&s, &o);
+	for (uint64_t pfn = 0; pfn < s.max_mapnr && n < 5; pfn++) {
+		if (pf_here(&s, pfn) && pfn % 64 == 13 && pfn % 6 != 3 && pfn % 6 != 5) {
+			set[n] = pfn;
+			pdi[n++] = nd;
+		}
+		nd += pf_here(&s, pfn);
+	}
+	ck_assert_int_eq(n, 5);
+	for (size_t c = 0; c < 4; c++) {
+		struct mapped m;
+		struct kvs_src_info in;
+		struct kvs_error e;
+		size_t nlen;
+		uint8_t *b = with_data_at(&o, pdi[4], set[4], comps[c], PG / 2, &nlen);
+		map_buf(&m, "stale", b, nlen);
+		void *priv = open_ok(&m);
+		kerr_clear(&e);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(kd->read_phys(priv, set[i] * PG, page, PG, &e), 0);
+		expect_read_fail(priv, set[4] * PG, 8, KVS_E_FORMAT, set[4] * PG, "2048 bytes");
+		for (int i = 0; i < 4; i++) {
+			kerr_clear(&e);
+			ck_assert_msg(kd->read_phys(priv, set[i] * PG, page, PG, &e) == 0, "%s", e.msg);
+			page_of(set[i], want);
+			ck_assert_msg(memcmp(page, want, PG) == 0, "pfn 0x%llx after a failed page "
+			    "in its set (%d): wrong bytes", (unsigned long long)set[i], comps[c]);
+		}
+		memcpy(&v, page, 8);
+		ck_assert_uint_eq(v, set[3] | TAG);
+		kd->info(priv, &in);
+		ck_assert_uint_eq(in.cache_misses, 4 + 1 + 1);
+		ck_assert_uint_eq(in.cache_hits, 3);
+		kd->close(priv);
+		map_close(&m);
+		free(b);
+	}
+	free(o.b);
+}
+END_TEST
 
 START_TEST(kdump_bad_pages)
 {
@@ -1271,7 +1446,9 @@ main(void)
 	tcase_add_test(tc, kdump_flat_overlaps);
 	tcase_add_test(tc, kdump_split);
 	tcase_add_test(tc, kdump_split_joined);
+	tcase_add_test(tc, kdump_beyond_64k);
 	tcase_add_test(tc, kdump_cache);
+	tcase_add_test(tc, kdump_cache_failure);
 	tcase_add_test(tc, kdump_bad_headers);
 	tcase_add_test(tc, kdump_bad_streams);
 	tcase_add_test(tc, kdump_bad_pages);
