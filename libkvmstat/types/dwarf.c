@@ -1213,6 +1213,9 @@ struct fx_die {
 	uint64_t sibling, spec;       /* unit-relative; 0 = absent */
 	uint64_t stroff_base;
 	bool has_stroff;
+	bool unit;                    /* the unit DIE: its name is not read
+	                               * (clang puts it, as strx, before
+	                               * DW_AT_str_offsets_base) */
 };
 
 /*
@@ -1349,6 +1352,8 @@ have:
 			continue;
 		switch (fa->at) {
 		case DW_AT_name:
+			if (out->unit)
+				break;
 			if (str == NULL) {
 				if (form == DW_FORM_strp)
 					str = fx_str(&t->sh->str, v);
@@ -1528,6 +1533,7 @@ fx_unit(struct fx_thread *t, size_t cui, uint64_t start, uint64_t stop)
 	if (ab == NULL)
 		return true;
 	memset(&top, 0, sizeof(top));
+	top.unit = true;
 	if (!fx_die(t, &u, &p, ab, &top))
 		return false;
 	u.stroff_base = top.stroff_base;
