@@ -885,6 +885,195 @@ START_TEST(cycles_and_bad_ids)
 }
 END_TEST
 
+/*
+ * BTF written by hand, as the BTF format document lays it out, for what the
+ * fixtures' encoders never write:
+ *   - the legacy bit-field encoding (struct kflag 0): the member's type is
+ *     an INT whose encoding gives the width and a bit offset that adds to
+ *     the member's.  struct lg holds shapes.h's struct bits a, b, c at the
+ *     positions this file's compiler gives them (bit_truth): a with a plain
+ *     offset, b with its offset split between member and INT, c with its
+ *     whole offset in the INT;
+ *   - a pointer to a declaration (FWD) whose definition comes later: the
+ *     element is the definition (24 bytes here);
+ *   - a struct declared, never defined, as the very last type.
+ */
+struct rawbtf {
+	uint8_t buf[1024];
+	size_t tlen;          /* type bytes, after the 24-byte header */
+	char str[256];
+	size_t slen;
+};
+
+static uint32_t
+rb_str(struct rawbtf *r, const char *s)
+{
+	uint32_t off = (uint32_t)r->slen;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	ck_assert_uint_lt(r->slen + strlen(s) + 1, sizeof(r->str));
+	memcpy(r->str + r->slen, s, strlen(s) + 1);
+	r->slen += strlen(s) + 1;
+	return off;
+}
+
+static void
+rb_u32(struct rawbtf *r, uint32_t v)
+{
+	ck_assert_uint_lt(24 + r->tlen + 4, sizeof(r->buf) - sizeof(r->str));
+	memcpy(r->buf + 24 + r->tlen, &v, 4);
+	r->tlen += 4;
+}
+
+/* A type record: name, kind, kflag, vlen, size or type. */
+static void
+rb_type(struct rawbtf *r, const char *name, unsigned kind, unsigned kflag,
+    unsigned vlen, uint32_t size_or_type)
+{
+	rb_u32(r, rb_str(r, name));
+	rb_u32(r, (uint32_t)kflag << 31 | (uint32_t)kind << 24 | vlen);
+	rb_u32(r, size_or_type);
+}
+
+static size_t
+rb_finish(struct rawbtf *r)
+{
+	uint32_t hdr[6];
+	uint16_t magic = 0xeB9F;
+
+	memcpy(r->buf, &magic, 2);
+	r->buf[2] = 1;          /* version */
+	r->buf[3] = 0;          /* flags */
+	hdr[1] = 24;            /* hdr_len */
+	hdr[2] = 0;             /* type_off */
+	hdr[3] = (uint32_t)r->tlen;
+	hdr[4] = (uint32_t)r->tlen;  /* str_off */
+	hdr[5] = (uint32_t)r->slen;
+	memcpy(r->buf + 4, &hdr[1], 20);
+	memcpy(r->buf + 24 + r->tlen, r->str, r->slen);
+	return 24 + r->tlen + r->slen;
+}
+
+START_TEST(legacy_bitfields_and_declarations)
+{
+	struct bitpos bp[32];
+	int nbp = bit_truth(bp), i, k;
+	unsigned first[3] = { 0, 0, 0 }, width[3] = { 0, 0, 0 };
+	static const char *const f[3] = { "a", "b", "c" };
+	struct rawbtf r;
+	struct kvs_btf *b;
+	struct kvs_typeinfo ti;
+	struct kvs_error e;
+	size_t len;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < nbp; i++)
+			if (strcmp(bp[i].type, "struct bits") == 0 && strcmp(bp[i].path, f[k]) == 0) {
+				first[k] = bp[i].first;
+				width[k] = bp[i].width;
+			}
+		ck_assert_uint_ne(width[k], 0);
+	}
+	/* b's offset is split: 2 bits in its INT, the rest in the member */
+	ck_assert_uint_ge(first[1], 2);
+	memset(&r, 0, sizeof(r));
+	r.slen = 1;             /* offset 0: the empty name */
+	rb_type(&r, "unsigned int", BTF_KIND_INT, 0, 0, 4);        /* 1 */
+	rb_u32(&r, 32);
+	rb_type(&r, "unsigned int", BTF_KIND_INT, 0, 0, 4);        /* 2: a */
+	rb_u32(&r, width[0]);
+	rb_type(&r, "unsigned int", BTF_KIND_INT, 0, 0, 4);        /* 3: b */
+	rb_u32(&r, 2u << 16 | width[1]);
+	rb_type(&r, "unsigned int", BTF_KIND_INT, 0, 0, 4);        /* 4: c */
+	rb_u32(&r, first[2] << 16 | width[2]);
+	rb_type(&r, "lg", BTF_KIND_STRUCT, 0, 3, 4);               /* 5 */
+	rb_u32(&r, rb_str(&r, "a")); rb_u32(&r, 2); rb_u32(&r, first[0]);
+	rb_u32(&r, rb_str(&r, "b")); rb_u32(&r, 3); rb_u32(&r, first[1] - 2);
+	rb_u32(&r, rb_str(&r, "c")); rb_u32(&r, 4); rb_u32(&r, 0);
+	rb_type(&r, NULL, BTF_KIND_PTR, 0, 0, 7);                  /* 6 */
+	rb_type(&r, "later", BTF_KIND_FWD, 0, 0, 0);               /* 7 */
+	rb_type(&r, "holder", BTF_KIND_STRUCT, 0, 1, 8);           /* 8 */
+	rb_u32(&r, rb_str(&r, "p")); rb_u32(&r, 6); rb_u32(&r, 0);
+	rb_type(&r, "later", BTF_KIND_STRUCT, 0, 1, 24);           /* 9 */
+	rb_u32(&r, rb_str(&r, "x")); rb_u32(&r, 1); rb_u32(&r, 128);
+	rb_type(&r, "only_decl", BTF_KIND_FWD, 0, 0, 0);           /* 10, last */
+	len = rb_finish(&r);
+
+	kerr_clear(&e);
+	ck_assert_msg(kvs_btf_open_mem(&b, r.buf, len, &e) == 0, "%s", e.msg);
+	for (k = 0; k < 3; k++) {
+		kerr_clear(&e);
+		ck_assert_msg(kvs_btf_member(b, "struct lg", f[k], &ti, &e) == 0, "%s", e.msg);
+		ck_assert_msg(ti.offset * 8 + ti.bit_offset == first[k] && ti.bit_size == width[k],
+		    "lg.%s at bit %llu width %u; the compiler: bit %u width %u", f[k],
+		    (unsigned long long)(ti.offset * 8 + ti.bit_offset), ti.bit_size,
+		    first[k], width[k]);
+	}
+	kerr_clear(&e);
+	ck_assert_msg(kvs_btf_member(b, "struct holder", "p", &ti, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(ti.kind, KVS_KIND_POINTER);
+	ck_assert_int_eq(ti.elem_kind, KVS_KIND_STRUCT);
+	ck_assert_uint_eq(ti.elem_size, 24);
+	kerr_clear(&e);
+	ck_assert_msg(kvs_btf_member(b, "struct later", "x", &ti, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(ti.offset, 16);
+	kerr_clear(&e);
+	ck_assert_int_eq(kvs_btf_type(b, "struct only_decl", &ti, &e), -1);
+	ck_assert_int_eq(e.status, KVS_E_NOTYPE);
+	ck_assert_msg(strstr(e.msg, "declared but never defined") != NULL, "%s", e.msg);
+	kvs_btf_close(b);
+}
+END_TEST
+
+/* A 32-bit ELF's .BTF that names no "long" (libbpf cannot guess the
+ * pointer size from it): pointers are the ELF class's 4 bytes.  The ELF
+ * is objcopy's (elf32-i386) around hand-written BTF. */
+START_TEST(elf_class_gives_pointer_size)
+{
+	struct rawbtf r;
+	struct kvs_btf *b;
+	struct kvs_typeinfo ti;
+	struct kvs_error e;
+	char bin[4096], elfp[4096], cmd[12288], *out;
+	size_t len;
+	int st, fd;
+	Elf *elf;
+
+	memset(&r, 0, sizeof(r));
+	r.slen = 1;
+	rb_type(&r, "int", BTF_KIND_INT, 0, 0, 4);                 /* 1 */
+	rb_u32(&r, 1u << 24 | 32);                                 /* signed */
+	rb_type(&r, NULL, BTF_KIND_PTR, 0, 0, 1);                  /* 2 */
+	rb_type(&r, "pp", BTF_KIND_STRUCT, 0, 2, 8);               /* 3 */
+	rb_u32(&r, rb_str(&r, "p")); rb_u32(&r, 2); rb_u32(&r, 0);
+	rb_u32(&r, rb_str(&r, "n")); rb_u32(&r, 1); rb_u32(&r, 32);
+	len = rb_finish(&r);
+	snprintf(bin, sizeof(bin), "%s", path_join(test_tmpdir(), "btf32.bin"));
+	snprintf(elfp, sizeof(elfp), "%s", path_join(test_tmpdir(), "btf32.o"));
+	ck_assert_int_eq(write_file(bin, r.buf, len), 0);
+	snprintf(cmd, sizeof(cmd), "objcopy -I binary -O elf32-i386 "
+	    "--rename-section .data=.BTF,contents,readonly %s %s 2>&1", bin, elfp);
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 0, "objcopy: %s", out != NULL ? out : "");
+	free(out);
+	fd = open(elfp, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(gelf_getclass(elf), ELFCLASS32);
+	kerr_clear(&e);
+	ck_assert_msg(kvs_btf_open_elf(&b, elf, &e) == 0, "%s", e.msg);
+	ck_assert_msg(kvs_btf_member(b, "struct pp", "p", &ti, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(ti.kind, KVS_KIND_POINTER);
+	ck_assert_uint_eq(ti.size, 4);
+	kvs_btf_close(b);
+	elf_end(elf);
+	close(fd);
+}
+END_TEST
+
 /* ---------------------------------------------------------- the handle */
 
 static const char *
@@ -1012,6 +1201,8 @@ main(void)
 	tcase_add_test(tc, no_btf_section);
 	tcase_add_loop_test(tc, corrupt_btf, 0, 64);
 	tcase_add_test(tc, cycles_and_bad_ids);
+	tcase_add_test(tc, legacy_bitfields_and_declarations);
+	tcase_add_test(tc, elf_class_gives_pointer_size);
 	suite_add_tcase(s, tc);
 	tcase_add_test(th, handle_prefers_btf);
 	tcase_add_test(th, handle_without_btf);

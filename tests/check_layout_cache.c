@@ -150,6 +150,7 @@ answers(int flags, unsigned long long mask, bool *dwarf_used)
 	fclose(f);
 	return s;
 }
+#define NQ_TYPES (sizeof(types) / sizeof(types[0]))
 #define NQ (sizeof(types) / sizeof(types[0]) + sizeof(members) / \
     sizeof(members[0]) + sizeof(vars) / sizeof(vars[0]) + \
     sizeof(lists) / sizeof(lists[0]))
@@ -619,6 +620,47 @@ START_TEST(corrupt)
 }
 END_TEST
 
+/* A file of another format version ("KVSLC002": a later library's) is not
+ * read as this one's, however well its bytes decode: here it holds a lie
+ * ("uint32_t" for in.st.frees, a uint64_t in types.h) under a right
+ * checksum, and the answers stay those of the kernel's own types. */
+START_TEST(other_format_version)
+{
+	char *ref, *a, cpath[4096], *p;
+	uint8_t *buf;
+	size_t len, i;
+	uint64_t h;
+	int warnings, lies = 0;
+
+	setup_dirs();
+	ref = answers(KVS_O_NO_CACHE, ~0ULL, NULL);
+	ck_assert_ptr_nonnull(strstr(ref, "'uint64_t'"));
+	free(answers(0, ~0ULL, NULL));
+	ck_assert_int_eq(kvs_cache_list(path_cb, cpath), 0);
+	buf = read_file(cpath, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert(len > 32 && memcmp(buf, "KVSLC001", 8) == 0);
+	for (p = (char *)buf + 32; (p = memmem(p, len - (size_t)(p - (char *)buf),
+	    "uint64_t", 8)) != NULL; p += 8) {
+		memcpy(p, "uint32_t", 8);
+		lies++;
+	}
+	ck_assert_int_gt(lies, 0);
+	memcpy(buf, "KVSLC002", 8);
+	h = fnv(buf + 32, len - 32);
+	for (i = 0; i < 8; i++)
+		buf[24 + i] = (uint8_t)(h >> (8 * i));
+	ck_assert_int_eq(kvs_lcache_parse(buf, len), -1);
+	ck_assert_int_eq(write_file(cpath, buf, len), 0);
+	free(buf);
+	a = answers_counting(&warnings);
+	ck_assert_str_eq(a, ref);
+	ck_assert_int_le(warnings, 1);
+	free(a);
+	free(ref);
+}
+END_TEST
+
 START_TEST(readonly_dir)
 {
 	char *ref, *a, ro[4096];
@@ -740,6 +782,38 @@ START_TEST(notify_handler)
 	free(err);
 
 	free(good);
+	free(ref);
+}
+END_TEST
+
+/* Two handles on one kernel, both opened before either writes: the second
+ * to close keeps the first one's answers too (it merges what the file
+ * holds by then), deterministically, without two processes racing. */
+START_TEST(interleaved_handles)
+{
+	char errbuf[KVS_ERRBUF_SIZE], *ref, *a;
+	struct kvs_typeinfo ti;
+	kvs_t *k1, *k2;
+	bool used;
+	struct tally t;
+
+	setup_dirs();
+	ref = answers(KVS_O_NO_CACHE, 3ULL << NQ_TYPES, NULL);
+	k1 = kvs_open(kpath, NULL, KVS_O_KERNEL_ONLY, errbuf);
+	ck_assert_msg(k1 != NULL, "%s", errbuf);
+	k2 = kvs_open(kpath, NULL, KVS_O_KERNEL_ONLY, errbuf);
+	ck_assert_msg(k2 != NULL, "%s", errbuf);
+	ck_assert_int_eq(kvs_member(k1, members[0][0], members[0][1], &ti), 0);
+	ck_assert_int_eq(kvs_member(k2, members[1][0], members[1][1], &ti), 0);
+	kvs_close(k1);
+	kvs_close(k2);
+	t = tally();
+	ck_assert_int_eq(t.files, 1);
+	ck_assert_uint_eq(t.entries, 2);
+	a = answers(0, 3ULL << NQ_TYPES, &used);
+	ck_assert_msg(!used, "an answer of the first handle was lost");
+	ck_assert_str_eq(a, ref);
+	free(a);
 	free(ref);
 }
 END_TEST
@@ -876,9 +950,11 @@ main(void)
 	tcase_add_test(tc, foreign_identity);
 	tcase_add_test(tc, types_source_identity);
 	tcase_add_test(tc, corrupt);
+	tcase_add_test(tc, other_format_version);
 	tcase_add_test(tc, readonly_dir);
 	tcase_add_test(tc, notify_handler);
 	tcase_add_test(tc, two_writers);
+	tcase_add_test(tc, interleaved_handles);
 	tcase_add_test(tc, list_and_clear);
 	tcase_add_test(tc, command);
 	tcase_set_timeout(tc, 240);

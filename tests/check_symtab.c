@@ -285,6 +285,38 @@ check_at(struct kvs_symtab *st, const struct nmlist *l)
 	return sized;
 }
 
+/* kvs_symtab_next at every symbol's address and the byte before it (and
+ * 0): the lowest FUNC/OBJECT address above it in nm's listing, or none. */
+static size_t
+check_next(struct kvs_symtab *st, const struct nmlist *l)
+{
+	size_t i, j, k, checked = 0;
+
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < 3; k++) {
+			uint64_t a = k == 0 ? l->v[i].value : k == 1 ? l->v[i].value - 1 : 0;
+			uint64_t want = 0, got = 0;
+			int have = 0, rc;
+			for (j = 0; j < l->n; j++)
+				if (l->v[j].func_or_object && l->v[j].value > a &&
+				    (!have || l->v[j].value < want)) {
+					want = l->v[j].value;
+					have = 1;
+				}
+			rc = kvs_symtab_next(st, a, &got);
+			if (!have)
+				ck_assert_msg(rc == -1, "next(0x%llx) = 0x%llx, nm has none above",
+				    (unsigned long long)a, (unsigned long long)got);
+			else {
+				ck_assert_msg(rc == 0 && got == want, "next(0x%llx) = 0x%llx (rc %d), "
+				    "nm says 0x%llx", (unsigned long long)a, (unsigned long long)got,
+				    rc, (unsigned long long)want);
+				checked++;
+			}
+		}
+	return checked;
+}
+
 static void
 expect_missing(struct kvs_symtab *st, const char *name)
 {
@@ -316,6 +348,9 @@ static const char tu_a[] =
     "void st_entry(void) { for (;;) ; }\n"
     /* A zero-size NOTYPE label: named, but not in the address index. */
     "__asm__(\".data\\n.globl st_label\\nst_label:\\n.quad 0\\n.text\\n\");\n"
+    /* An object nobody gave a size: by address it covers what follows. */
+    "__asm__(\".data\\n.balign 16\\n.globl st_nosize\\n.type st_nosize,@object\\n"
+    "st_nosize:\\n.quad 3, 4\\n.text\\n\");\n"
     /* Three objects at one address: a sized local, a sized global and an
      * unsized global; by address the sized global wins. */
     "__asm__(\".data\\n.balign 16\\n"
@@ -389,6 +424,7 @@ START_TEST(small_elf_matches_nm)
 	ck_assert(nm_winner(&l, "st_alias")->value == nm_winner(&l, "st_alias_target")->value);
 	check_lookups(o.st, &l);
 	ck_assert_uint_ge(check_at(o.st, &l), 8);
+	ck_assert_uint_ge(check_next(o.st, &l), 8);
 
 	/* The rules, spelled out. */
 	/* Two locals of one name: the first in table order (12 bytes, a.c). */
@@ -462,6 +498,17 @@ START_TEST(small_elf_matches_nm)
 		ck_assert_str_eq(kvs_symtab_at(o.st, g->value + 15, &off), "st_pair_global");
 		ck_assert_uint_eq(off, 15);
 	}
+	/* An unsized object: its own address and the bytes after it. */
+	{
+		const struct nsym *z = nm_winner(&l, "st_nosize");
+		uint64_t off;
+		ck_assert(z->func_or_object && z->size == 0);
+		ck_assert_ptr_eq(nm_at(&l, z->value + 8, &(size_t){ 0 }), z);
+		ck_assert_str_eq(kvs_symtab_at(o.st, z->value, &off), "st_nosize");
+		ck_assert_uint_eq(off, 0);
+		ck_assert_str_eq(kvs_symtab_at(o.st, z->value + 8, &off), "st_nosize");
+		ck_assert_uint_eq(off, 8);
+	}
 	/* Below every symbol: nothing. */
 	ck_assert_ptr_null(kvs_symtab_at(o.st, 0, NULL));
 	unload(&o);
@@ -482,6 +529,7 @@ START_TEST(fixture_kernel_matches_nm)
 	ck_assert_msg(load(path, &o, &e) == 0, "%s", e.msg);
 	check_lookups(o.st, &l);
 	ck_assert_uint_ge(check_at(o.st, &l), 20);
+	ck_assert_uint_ge(check_next(o.st, &l), 20);
 	/* File-local statics are indexed (kmemstatistics is static in the kernel). */
 	ck_assert(nm_winner(&l, "kmemstatistics")->local);
 	ck_assert_int_eq(kvs_symtab_lookup(o.st, "kmemstatistics", &addr, &size, &e), 0);
