@@ -114,7 +114,7 @@ whole_open(const char *kernel, int flags)
 	size_t len;
 	kvs_t *kd;
 
-	kd = kvs_open(kernel, file.path, flags | KVS_O_NOVERIFY, err);
+	kd = kvs_open(kernel, file.path, flags | KVS_O_NOVERIFY | FZ_OPEN, err);
 	if (kd == NULL)
 		return;
 	(void)kvs_dumpinfo(kd, &di);

@@ -8,6 +8,8 @@
  *   fuzz_btf: an input that is an ELF file is opened the same way (BTF
  *     asked first); anything else is raw BTF bytes (as a dump's
  *     __start_BTF..__stop_BTF) for the BTF reader alone.
+ * The layout cache is off (FZ_OPEN): every question reaches the reader,
+ * also for inputs that keep the build-id of a kernel asked before.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,7 +133,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 #endif
 	fz_file_set(&file, data, size);
-	kvs_t *kd = kvs_open(file.path, NULL, KVS_O_KERNEL_ONLY, err);
+	kvs_t *kd = kvs_open(file.path, NULL, KVS_O_KERNEL_ONLY | FZ_OPEN, err);
 	if (kd == NULL)
 		return 0;
 	ask(kd, NULL);

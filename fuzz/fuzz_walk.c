@@ -325,7 +325,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd, 0);
 	if (mem == MAP_FAILED)
 		fz_die("mmap", file.path);
-	kd = kvs_open(fz_fixture(KERNEL), file.path, 0, err);
+	kd = kvs_open(fz_fixture(KERNEL), file.path, FZ_OPEN, err);
 	if (kd == NULL) {
 		fprintf(stderr, "fuzz_walk: %s\n", err);
 		abort();

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -113,6 +114,68 @@ static inline uint32_t
 fz_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * The layout cache.  Harnesses open with KVS_O_NO_CACHE (FZ_OPEN), so that
+ * every question reaches BTF or DWARF and nothing is written under the
+ * user's ~/.cache.  A harness that exercises the cache itself calls
+ * fz_private_cache() once: $XDG_CACHE_HOME becomes a directory of its own
+ * (made under $TMPDIR, else /tmp), emptied and removed at exit.
+ */
+#define FZ_OPEN KVS_O_NO_CACHE
+
+static char fz_cache_home[256];
+
+/* Remove every file under dir (two levels: <dir>/kvmstat/<files>), then
+ * dir itself when rm_top. */
+static inline void
+fz_rm_tree(const char *dir, int rm_top)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[1024];
+
+	if (d != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			struct stat st;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= sizeof(p))
+				continue;
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+				fz_rm_tree(p, 1);
+			else
+				unlink(p);
+		}
+		closedir(d);
+	}
+	if (rm_top)
+		rmdir(dir);
+}
+
+static inline void
+fz_private_cache_remove(void)
+{
+	if (fz_cache_home[0] != '\0')
+		fz_rm_tree(fz_cache_home, 1);
+}
+
+static inline const char *
+fz_private_cache(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (fz_cache_home[0] != '\0')
+		return fz_cache_home;
+	snprintf(fz_cache_home, sizeof(fz_cache_home), "%s/kvs-fuzz-cache.XXXXXX",
+	    tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+	if (mkdtemp(fz_cache_home) == NULL)
+		fz_die("mkdtemp", fz_cache_home);
+	if (setenv("XDG_CACHE_HOME", fz_cache_home, 1) != 0)
+		fz_die("setenv", fz_cache_home);
+	atexit(fz_private_cache_remove);
+	return fz_cache_home;
 }
 
 #endif

@@ -11,9 +11,11 @@ first MiB.  The translation seeds are small hand-built page tables, the
 walker seeds a few patch lists, the type seeds the fixture kernels and the
 DWARF/BTF test objects.
 """
+import gzip
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -198,6 +200,119 @@ def lcache_seeds():
             ("members", [lst, lst])]
 
 
+def zstd_frame(data, fcs=True, chunk=PG):
+    """A zstd frame written here (no library): raw blocks, and RLE blocks
+    for runs of one byte, with the content size when fcs (8 bytes, single
+    segment) or without it (window descriptor: 8 MiB)."""
+    if fcs:
+        out = bytearray(b"\x28\xb5\x2f\xfd" + bytes([0xe0]) + struct.pack("<Q", len(data)))
+    else:
+        out = bytearray(b"\x28\xb5\x2f\xfd" + bytes([0x00, 0x58]))
+    pieces = [data[i:i + chunk] for i in range(0, len(data), chunk)] or [b""]
+    for n, p in enumerate(pieces):
+        last = 1 if n == len(pieces) - 1 else 0
+        if len(p) > 0 and p.count(p[:1]) == len(p):
+            out += struct.pack("<I", last | 1 << 1 | len(p) << 3)[:3] + p[:1]
+        else:
+            out += struct.pack("<I", last | 0 << 1 | len(p) << 3)[:3] + p
+    return bytes(out)
+
+
+def zstd_cli(data, *args):
+    """zstd(1)'s own compression when it is installed, else None."""
+    if shutil.which("zstd") is None:
+        return None
+    try:
+        return subprocess.run(["zstd", "-q", "-c"] + list(args), input=data,
+                              stdout=subprocess.PIPE, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def compressed_seeds():
+    """gzip and zstd files of small dumps: what savecore -z leaves, and
+    the layer's corners (several gzip restart points, concatenated members,
+    a truncated file, indexed zstd frames, a frame without its size, a
+    skippable frame)."""
+    mini = read("fbsd14/vmcore.minidump3")
+    kva = read("fbsd14/vmcore.kva.elf")
+    raw = read("fbsd14/mem.raw")
+    gz = lambda d, lvl=6: gzip.compress(d, compresslevel=lvl, mtime=0)
+    yield "minidump.gz", gz(mini)
+    yield "kva.elf.gz", gz(kva)
+    yield "mem.raw.gz", gz(raw, 9)                    # 6 MiB: restart points
+    yield "members.gz", gz(mini[:PG * 8]) + gz(mini[PG * 8:])
+    yield "truncated.gz", gz(mini)[:4000]
+    yield "stored.gz", gz(mini[:2 * PG], 0)
+    head = mini[:6 * PG] + bytes(64 * PG)             # the headers; zeros as RLE
+    yield "minidump.frames.zst", b"".join(zstd_frame(head[i:i + 8 * PG])
+                                          for i in range(0, len(head), 8 * PG))
+    yield "minidump.nosize.zst", zstd_frame(head, fcs=False)
+    yield "skippable.zst", (b"\x50\x2a\x4d\x18" + struct.pack("<I", 4) + b"seed" +
+                            zstd_frame(kva[:4 * PG]))
+    yield "truncated.zst", zstd_frame(kva[:3 * PG], fcs=False)[:PG + 100]
+    z = zstd_cli(mini, "-19")
+    if z is not None:
+        yield "minidump.zst", z
+        yield "minidump.nosize.cli.zst", zstd_cli(mini, "-3", "--no-content-size")
+        yield "mem.raw.zst", zstd_cli(raw, "-19")
+
+
+def cli_seeds():
+    """Command lines (NUL-separated), as kvmstat's tests and manual use
+    them, and its usage errors."""
+    lines = [
+        ["-N", "k", "-M", "c", "info"], ["-N", "k", "-M", "c", "--json", "malloc", "--format", "5"],
+        ["-m", "--sort", "memuse", "--percpu"], ["-z", "--csv"], ["--json", "zone", "--libxo"],
+        ["--version"], ["-h"], ["help", "rd"], ["help", "nope"], ["--json", "help", "nope"],
+        ["-m", "-z"], ["-M", "a", "-M", "b", "-M", "c", "--json", "info"], ["--format"],
+        ["--top", "0", "profile"], ["--top", "x", "--json", "profile"], ["--csv", "--json", "malloc"],
+        ["--demo", "-M", "x", "info"], ["-N", "k", "type", "struct malloc_type", "int"],
+        ["rd", "-p", "0x1000", "4", "-o", "out"], ["diff", "a", "b", "--kernel-b", "k"],
+        ["cache", "--clear"], ["-K", "a.ko", "-K", "b.ko", "--module-dir", "d", "probes", "--all"],
+        ["--no-cache", "--raw", "--no-verify", "info", "--stats"], ["--", "--json", "info"],
+        ["--jso", "bogus"], ["-q"], ["slab", "--format", "crash"], ["gmon", "-o", "x", "-f"],
+        ["--json", "info", "\x1b[2J\xc3("],
+    ]
+    for n, l in enumerate(lines):
+        yield "line%02d" % n, b"\0".join(a.encode("latin-1") for a in l)
+
+
+def escape_seeds():
+    """The flags byte (bit 0 keep_newlines, the rest a short buffer's
+    size), then the string."""
+    strs = [b"plain name", b"tab\there\nline", b"\x1b[31mred\x1b[0m", b"\xc2\x9b2J c1",
+            b"caf\xc3\xa9 \xe2\x80\xae rlo \xf0\x9f\x98\x80", b"\xc0\x80\xed\xa0\x80\xf4\x90\x80\x80",
+            b"cut \xe2\x80", b"nul\0after", b"a,b\"c\r\n", b"back\\x41slash", b"\x7f\xff\x80"]
+    for n, s in enumerate(strs):
+        yield "str%02d" % n, bytes([(n * 11) & 0xff]) + s
+
+
+def lcache_rt_seeds():
+    """Answers in fuzz_lcache_roundtrip's input form: the split, then per
+    answer an op byte (bits 0-1: T M V L; bit 2: not found), strings as a
+    length byte and bytes, numbers little-endian."""
+    def st(s):
+        return bytes([len(s)]) + s
+    ti = (struct.pack("<QQ", 24, 4) + bytes([3]) + struct.pack("<QQ", 0, 0) + bytes([0, 3, 5]) +
+          st(b"unsigned int"))
+    t = bytes([0]) + st(b"struct kmem_cache") + struct.pack("<QQ", 0, 200) + bytes([1]) + \
+        struct.pack("<QQ", 0, 0) + bytes([0, 0, 0]) + st(b"struct kmem_cache")
+    m = bytes([1]) + st(b"struct kmem_cache") + st(b"size") + ti
+    v = bytes([2]) + st(b"slab_caches") + ti
+    nf = bytes([4]) + st(b"struct nosuch") + st(b'no type "struct nosuch"')
+    mem = (st(b"next") + struct.pack("<Q", 0) + bytes([0]) + struct.pack("<Q", 8) +
+           st(b"struct list_head *") + bytes([2, 0]))
+    anon = (bytes([0xfe]) + struct.pack("<Q", 131) + bytes([1]) + struct.pack("<Q", 4) +
+            st(b"unsigned int") + bytes([3, 1]))
+    lst = bytes([3]) + st(b"struct list_head") + bytes([2]) + mem + anon
+    longname = bytes([0]) + bytes([0xff]) + struct.pack("<QQ", 0, 8) + bytes([1]) + \
+        struct.pack("<QQ", 0, 0) + bytes([0, 0, 0]) + st(b"long")
+    yield "all", bytes([3]) + t + m + v + nf + lst
+    yield "twice", bytes([1]) + t + t + nf
+    yield "long", bytes([0]) + longname + t
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -263,6 +378,14 @@ def main():
     for name, recs in lcache_seeds():
         put("fuzz_lcache", name, lcache_file("kvmstat-layouts/1 lib:seed types:btf kernel:x",
                                              recs))
+    for name, data in compressed_seeds():
+        put("fuzz_compressed", name, data)
+    for name, data in cli_seeds():
+        put("fuzz_cli", name, data)
+    for name, data in escape_seeds():
+        put("fuzz_escape", name, data)
+    for name, data in lcache_rt_seeds():
+        put("fuzz_lcache_roundtrip", name, data)
     for h in sorted(os.listdir(OUT)):
         d = os.path.join(OUT, h)
         files = os.listdir(d)

@@ -51,6 +51,10 @@ HARNESS(walk_slub)
 HARNESS(dwarf)
 HARNESS(btf)
 HARNESS(lcache)
+HARNESS(lcache_roundtrip)
+HARNESS(compressed)
+HARNESS(escape)
+HARNESS(cli)
 
 static const struct harness {
 	const char *name;
@@ -71,6 +75,10 @@ static const struct harness {
 	{ "fuzz_dwarf", fz_init_dwarf, fz_one_dwarf, 4 },
 	{ "fuzz_btf", fz_init_btf, fz_one_btf, 0 },
 	{ "fuzz_lcache", NULL, fz_one_lcache, 0 },
+	{ "fuzz_lcache_roundtrip", fz_init_lcache_roundtrip, fz_one_lcache_roundtrip, 0 },
+	{ "fuzz_compressed", fz_init_compressed, fz_one_compressed, 0 },
+	{ "fuzz_escape", NULL, fz_one_escape, 0 },
+	{ "fuzz_cli", NULL, fz_one_cli, 0 },
 };
 #define NHARNESS (sizeof(harnesses) / sizeof(harnesses[0]))
 
