@@ -769,8 +769,14 @@ same_answers(struct opened *a, struct opened *b, json_t *truth, const char *what
 static void
 open_both(const char *path, struct opened *fast, struct opened *slow)
 {
+	struct kvs_typeinfo ti;
+
 	ck_assert_int_eq(unsetenv("KVS_DWARF_SLOW"), 0);
 	ck_assert_msg(open_bin(path, fast) == 0, "%s", fast->e.msg);
+	/* the index is built on the first lookup: the fast one's now, before
+	 * KVS_DWARF_SLOW is set for the other */
+	ck_assert_msg(kvs_dwarf_type(fast->d, "int", &ti, &fast->e) == 0, "%s",
+	    fast->e.msg);
 	ck_assert_int_eq(setenv("KVS_DWARF_SLOW", "1", 1), 0);
 	ck_assert_msg(open_bin(path, slow) == 0, "%s", slow->e.msg);
 	/* the index is built on the first lookup */
@@ -787,6 +793,13 @@ START_TEST(fast_index_matches_libdwarf)
 	size_t i;
 
 	open_both(test_input(bins[_i].file), &f, &l);
+	/* Every linked file with plain sections is read by the fast index
+	 * (gcc's and clang's, DWARF 2 to 5); a compressed or relocatable one,
+	 * and any under KVS_DWARF_SLOW, by libdwarf's walk. */
+	ck_assert_msg(kvs_dwarf_fast_indexed(f.d) == (strcmp(bins[_i].file, "t.gz") != 0 &&
+	    strcmp(bins[_i].file, "t.rel5") != 0), "%s: fast index %s", bins[_i].file,
+	    kvs_dwarf_fast_indexed(f.d) ? "used" : "not used");
+	ck_assert(!kvs_dwarf_fast_indexed(l.d));
 	same_answers(&f, &l, truth, bins[_i].file);
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		int ra = kvs_dwarf_variable(f.d, vars[i], &x, &f.e);

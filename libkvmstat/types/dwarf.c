@@ -167,6 +167,7 @@ struct kvs_dwarf {
 	size_t info_n;
 	Dwarf_Obj_Access_Methods methods; /* linked ELF: libelf's, no relocation */
 	bool indexed;                 /* index walk done */
+	bool fast;                    /* ... by fast_index */
 	bool index_failed;            /* some CU could not be indexed ... */
 	char *index_err;              /* ... first such error */
 	int version;                  /* max CU version, 0 unknown */
@@ -952,10 +953,18 @@ ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
 	(void)e;
 	if (!d->indexed) {
 		d->indexed = true;
-		if (!d->linked || fast_index(d) != 0)
+		if (d->linked && fast_index(d) == 0)
+			d->fast = true;
+		else
 			walk_cus(d, true);
 	}
 	return 0;
+}
+
+bool
+kvs_dwarf_fast_indexed(const struct kvs_dwarf *d)
+{
+	return d != NULL && d->fast;
 }
 
 /* A name was not found: KVS_E_NOTYPE, unless the index is incomplete (then

@@ -61,6 +61,9 @@ KVS_HIDDEN int kvs_dwarf_member(struct kvs_dwarf *d, const char *type,
 KVS_HIDDEN int kvs_dwarf_variable(struct kvs_dwarf *d, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if unknown */
+/* Whether the name index was read from the section bytes (fast_index)
+ * rather than by libdwarf's walk (for tests). */
+KVS_HIDDEN bool kvs_dwarf_fast_indexed(const struct kvs_dwarf *d);
 /* kvs_type_members (kvmstat.h): 0, -1 with e set, or cb's non-zero value. */
 typedef int (*kvs_member_cb)(void *arg, const struct kvs_member_info *m);
 KVS_HIDDEN int kvs_dwarf_members(struct kvs_dwarf *d, const char *type,
