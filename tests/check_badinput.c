@@ -263,6 +263,37 @@ START_TEST(not_dumps)
 }
 END_TEST
 
+/* KPML4phys holding a value that is not page aligned (a corrupt image, or
+ * the wrong kernel's data there): refused with the value named, never
+ * walked.  The generator's value, found at the generator's address in a
+ * copy of the RAM file, gets 0x10 added. */
+START_TEST(kpml4phys_unaligned)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	json_t *sy = json_object_get(json_object_get(t, "symbols"), "KPML4phys");
+	uint64_t at = strtoull(json_string_value(json_object_get(sy, "addr")), NULL, 16);
+	uint64_t want = jget(t, "kpml4phys"), v;
+	const char *copy = path_join(test_tmpdir(), "kpml4.raw");
+	size_t len;
+	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	char msg[128];
+
+	ck_assert_ptr_nonnull(img);
+	at -= 0xffffffff80000000ULL;            /* the generator's kernbase */
+	ck_assert_uint_le(at + 8, len);
+	memcpy(&v, img + at, 8);
+	ck_assert_uint_eq(v, want);
+	v += 0x10;
+	memcpy(img + at, &v, 8);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	snprintf(msg, sizeof(msg), "KPML4phys holds 0x%llx, not a page-table address",
+	    (unsigned long long)v);
+	expect_open_fails(kernel(), copy, KVS_O_RAW, msg);
+	free(img);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(wrong_kernel)
 {
 	size_t i;
@@ -632,6 +663,7 @@ main(void)
 	tcase_add_test(tc, elf_headers);
 	tcase_add_test(tc, not_dumps);
 	tcase_add_test(tc, wrong_kernel);
+	tcase_add_test(tc, kpml4phys_unaligned);
 	tcase_add_loop_test(tc, bad_reads, 0, 5);
 	tcase_add_test(tc, string_into_unmapped_page);
 	tcase_add_loop_test(tc, shrinks_while_open, 0, 5);

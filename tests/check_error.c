@@ -61,6 +61,7 @@ START_TEST(status_strings)
 		ck_assert_int_gt(strlen(kvs_status_str(s)), 3);
 	}
 	ck_assert_str_eq(kvs_status_str(KVS_E__COUNT + 5), "unknown status");
+	ck_assert_str_eq(kvs_status_str(KVS_E__COUNT), "unknown status");   /* the first past the end */
 }
 END_TEST
 

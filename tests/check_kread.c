@@ -166,6 +166,99 @@ START_TEST(run_cuts_at_gaps_and_span)
 }
 END_TEST
 
+/* Bit-fields of every width from every bit offset, each against a model
+ * that walks the bits one by one. */
+START_TEST(bitfields_against_bit_walk)
+{
+	uint8_t buf[16];
+	unsigned off, width, i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(next_rand() | 0x81);
+	for (off = 0; off < 40; off++)
+		for (width = 1; width + off <= 64; width++) {
+			struct kfield f = { .off = 2, .size = 8, .bit_size = width,
+			    .bit_offset = off, .present = true };
+			uint64_t want = 0;
+			for (i = 0; i < width; i++) {
+				unsigned bit = 16 + off + i;
+				want |= (uint64_t)(buf[bit / 8] >> (bit % 8) & 1) << i;
+			}
+			ck_assert_msg(kfield_get_slow(buf, sizeof(buf), &f) == want,
+			    "bit-field of %u bits at bit %u", width, off);
+		}
+}
+END_TEST
+
+/* A walk's bound: exactly max nodes pass, one more fails; a loop is
+ * caught whatever its length and wherever it starts; the errors name the
+ * list. */
+START_TEST(walk_bound_and_loops)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.elf"),
+	    KVS_O_NO_CACHE, err);
+	struct kwalk w;
+	uint64_t i, max, start, len;
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	for (max = 1; max < 40; max++) {
+		kwalk_init(&w, max);
+		for (i = 0; i < max; i++)
+			ck_assert_msg(kwalk_step(kd, &w, 0x1000 + i * 64, "test") == 0,
+			    "node %llu of a walk bounded at %llu", (unsigned long long)i,
+			    (unsigned long long)max);
+		ck_assert_int_eq(kwalk_step(kd, &w, 0x1000 + max * 64, "test"), -1);
+		ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "test list longer than"));
+	}
+	for (start = 0; start < 10; start++)
+		for (len = 1; len < 20; len++) {
+			kwalk_init(&w, 1000);
+			int rc = 0;
+			for (i = 0; i < 200 && rc == 0; i++) {
+				uint64_t n = i < start ? i : start + (i - start) % len;
+				rc = kwalk_step(kd, &w, 0x1000 + n * 64, "looped");
+			}
+			ck_assert_msg(rc == -1, "loop of %llu from node %llu not caught",
+			    (unsigned long long)len, (unsigned long long)start);
+			ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "looped list loops back"));
+		}
+	kvs_close(kd);
+}
+END_TEST
+
+/* kread_sym_uint reads a variable at its type's width: an int whose next
+ * four bytes are all ones in the image still reads as the generator's
+ * mp_maxid. */
+START_TEST(sym_uint_at_type_width)
+{
+	json_t *t = load_truth("fbsd14/truth.json");
+	const char *copy = path_join(test_tmpdir(), "width.raw");
+	char err[KVS_ERRBUF_SIZE];
+	size_t len;
+	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	uint64_t addr, size, pa, v = 0;
+
+	ck_assert_ptr_nonnull(img);
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/mem.raw"),
+	    KVS_O_RAW | KVS_O_NO_CACHE, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "mp_maxid", &addr, &size), 0);
+	ck_assert_int_eq(kvs_kvtop(kd, addr, &pa), 0);
+	kvs_close(kd);
+	ck_assert_uint_le(pa + 8, len);
+	memset(img + pa + 4, 0xff, 4);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	kd = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW | KVS_O_NO_CACHE, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kread_sym_uint(kd, "mp_maxid", &v), 0);
+	ck_assert_uint_eq(v, jget(t, "mp_maxid"));
+	kvs_close(kd);
+	free(img);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -175,6 +268,9 @@ main(void)
 	tcase_add_test(tc, sort_matches_stable_reference);
 	tcase_add_test(tc, memo_answers_only_the_same_input);
 	tcase_add_test(tc, run_cuts_at_gaps_and_span);
+	tcase_add_test(tc, bitfields_against_bit_walk);
+	tcase_add_test(tc, walk_bound_and_loops);
+	tcase_add_test(tc, sym_uint_at_type_width);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

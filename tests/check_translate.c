@@ -202,6 +202,31 @@ START_TEST(every_index_bit_every_level)
 		    (unsigned long long)va[i], idx[i][0], idx[i][1], idx[i][2], idx[i][3],
 		    (unsigned long long)pa, (unsigned long long)want[i]);
 	}
+	/* A minidump's level-2 pmap: the PT index of every bit, and 0 and
+	 * 511, in the PT page its PDE names (PT page k maps PTE j to page
+	 * 100 + 16 k + j's bit number). */
+	uint64_t pmap2[3] = { 0 };
+	memset(idx_phys, 0, sizeof(idx_phys));
+	for (unsigned k = 0; k < 3; k++)
+		pmap2[k] = P(10 + k) | V;
+	p.have_root = false;
+	p.pt_base = AMD64_KERNBASE;
+	p.pt = pmap2;
+	p.pt_entries = 3;
+	p.pt_level = 2;
+	for (unsigned k = 0; k < 3; k++)
+		for (int b = -2; b < 9; b++) {
+			unsigned j = b == -2 ? 511u : b == -1 ? 0u : 1u << b;
+			uint64_t ent = P(100 + 16 * k + (unsigned)(b + 2)) | V, got = 0;
+			memcpy(idx_phys + P(10 + k) + j * 8, &ent, 8);
+			struct kvs_error e;
+			uint64_t v = AMD64_KERNBASE + ((uint64_t)k << 21) + ((uint64_t)j << 12) + 0x45;
+			kerr_clear(&e);
+			ck_assert_msg(amd64_kvtop(&p, v, &got, NULL, &e) == 0, "pmap va 0x%llx: %s",
+			    (unsigned long long)v, e.msg);
+			ck_assert_msg(got == (ent & ~0xfffULL) + 0x45, "pmap va 0x%llx: pa 0x%llx",
+			    (unsigned long long)v, (unsigned long long)got);
+		}
 }
 END_TEST
 
@@ -742,6 +767,16 @@ START_TEST(peek_agrees_with_read)
 				char h[3] = { hex[2 * j], hex[2 * j + 1], 0 };
 				want[j] = (uint8_t)strtoul(h, NULL, 16);
 			}
+			/* Read, twice: the second through the translation cache,
+			 * whose run must end at the page's end. */
+			for (r = 0; r < 2; r++) {
+				uint8_t got[256];
+				ck_assert_msg(kvs_read(kd, jget(e, "va"), got, n) == 0, "%s: %s", dumps[d],
+				    kvs_geterr(kd));
+				ck_assert_msg(memcmp(got, want, n) == 0, "%s: read %zu of %zu bytes at "
+				    "0x%llx differs from the generator's", dumps[d], r + 1, n,
+				    (unsigned long long)jget(e, "va"));
+			}
 			for (r = 0; r < 2; r++) {
 				const uint8_t *q = kvs_peek(kd, jget(e, "va"), n);
 				if (q == NULL)
@@ -791,6 +826,73 @@ START_TEST(peek_agrees_with_read)
 	/* Peeks that cannot succeed anywhere would pass the loop above. */
 	ck_assert_uint_ge(hits, 3 * 6 * 4);
 	ck_assert_uint_ge(truth_hits, 3 * 4 * 2);
+	free(img);
+	json_decref(t);
+}
+END_TEST
+
+/* A live image whose page tables change between walks: after
+ * kvs_tlb_flush (each refresh's first step) a read must follow the new
+ * mapping, never the cached one.  The generator's 4 KiB translation of
+ * 0xffffffff80803123 is moved, in a copy of the RAM file, to the image's
+ * last page (all zeros: unused), marked, by rewriting every valid entry
+ * that names its page. */
+START_TEST(tlb_flush_drops_translations)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *e;
+	const char *copy = path_join(test_tmpdir(), "tlb.raw");
+	size_t len, i, rewritten = 0;
+	uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
+	uint64_t va = 0, pa = 0, got = 0, want;
+	char err[KVS_ERRBUF_SIZE];
+
+	ck_assert_ptr_nonnull(img);
+	json_array_foreach(json_object_get(t, "translations"), i, e)
+		if (strcmp(json_string_value(json_object_get(e, "kind")), "4k") == 0) {
+			va = jget(e, "va");
+			pa = jget(e, "pa");
+		}
+	ck_assert_uint_ne(va, 0);
+	ck_assert_uint_le(pa + 4096 + 8, len);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW | KVS_O_NO_CACHE, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_read(kd, va, &got, 8), 0);
+	memcpy(&want, img + pa, 8);
+	ck_assert_uint_eq(got, want);
+	/* Every valid entry naming the page now names the next one. */
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v;
+		memcpy(&v, img + i, 8);
+		if ((v & 1) && (v & 0x000ffffffffff000ULL) == (pa & ~0xfffULL) && v >> 52 == 0 &&
+		    (v & 0xfe0) == (v & 0x060)) {
+			v = (v & ~0x000ffffffffff000ULL) | ((len & ~(size_t)4095) - 4096);
+			memcpy(img + i, &v, 8);
+			rewritten++;
+		}
+	}
+	ck_assert_uint_ge(rewritten, 1);
+	uint64_t last = (len & ~(size_t)4095) - 4096;
+	for (i = 0; i < 4096; i++)
+		ck_assert_uint_eq(img[last + i], 0);
+	want = 0x1122334455667788ULL;
+	memcpy(img + last + (pa & 4095), &want, 8);
+	ck_assert_uint_ne(got, want);
+	ck_assert_int_eq(write_file(copy, img, len), 0);
+	/* A fresh handle sees the new mapping: the rewrite took. */
+	kvs_t *fresh = kvs_open(fixture_path("fbsd14/kernel"), copy, KVS_O_RAW | KVS_O_NO_CACHE, err);
+	ck_assert_msg(fresh != NULL, "%s", err);
+	ck_assert_int_eq(kvs_read(fresh, va, &got, 8), 0);
+	ck_assert_uint_eq(got, want);
+	kvs_close(fresh);
+	/* The old handle, after the flush a refresh starts with, too. */
+	kvs_tlb_flush(kd);
+	ck_assert_int_eq(kvs_read(kd, va, &got, 8), 0);
+	ck_assert_msg(got == want, "a translation cached before kvs_tlb_flush was used after it");
+	const uint8_t *q = kvs_peek(kd, va, 8);
+	if (q != NULL)
+		ck_assert_int_eq(memcmp(q, &want, 8), 0);
+	kvs_close(kd);
 	free(img);
 	json_decref(t);
 }
@@ -864,6 +966,7 @@ main(void)
 
 	tcase_add_test(tc, pages_of_every_size);
 	tcase_add_test(tc, every_index_bit_every_level);
+	tcase_add_test(tc, tlb_flush_drops_translations);
 	tcase_add_test(tc, peek_agrees_with_read);
 	tcase_add_test(tc, dmap_shortcut);
 	tcase_add_test(tc, not_valid_at_each_level);
