@@ -362,6 +362,61 @@ START_TEST(dmesg_equals_truth)
 }
 END_TEST
 
+static size_t
+count_in(const char *hay, size_t len, const char *needle)
+{
+	size_t n = 0, nl = strlen(needle);
+	const char *p = hay, *end = hay + len;
+
+	while ((p = memmem(p, (size_t)(end - p), needle, nl)) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* A record whose block wraps to the start of the ring, its text_len
+ * overstated: the reader stops at the end of its block, and the block that
+ * follows (another record's text) is shown once, on its own line. */
+START_TEST(dmesg_wrapped_block_bounded)
+{
+	const struct lx *d = &dumps[_i];
+	json_t *t = truth_of(d), *dm = json_object_get(t, "dmesg"), *w;
+	const char *want = jstr(dm, "text"), *after, *own;
+	char err[KVS_ERRBUF_SIZE], cp[4096], *text;
+	size_t len, tlen;
+	uint8_t *img;
+	uint64_t pa;
+	kvs_t *kd;
+
+	ck_assert_msg(d->flags & KVS_O_RAW, "a raw image is patched at physical addresses");
+	w = json_array_get(json_object_get(dm, "wrapped_text_len"), 0);
+	ck_assert_msg(w != NULL, "%s: the truth has no wrapped record with a block after it",
+	    d->dir);
+	after = jstr(w, "block_after");
+	own = jstr(w, "text");
+	pa = jget(w, "pa");
+	ck_assert_uint_eq(jget(w, "width"), 2);
+	img = read_file(core_path(d), &len);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_lt(pa + 2, len);
+	ck_assert_uint_eq(img[pa] | img[pa + 1] << 8, strlen(own));
+	img[pa] = img[pa + 1] = 0xff;
+	snprintf(cp, sizeof(cp), "%s", path_join(test_tmpdir(), "longtext.raw"));
+	ck_assert_int_eq(write_file(cp, img, len), 0);
+	free(img);
+	kd = kvs_open(kernel(), cp, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_msgbuf(kd, &text, &tlen), 0);
+	ck_assert_uint_ge(count_in(want, strlen(want), after), 1);
+	ck_assert_uint_eq(count_in(text, tlen, after), count_in(want, strlen(want), after));
+	ck_assert_uint_eq(count_in(text, tlen, own), count_in(want, strlen(want), own));
+	free(text);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(kernel_info_equals_truth)
 {
 	const struct lx *d = &dumps[_i];
@@ -536,6 +591,43 @@ START_TEST(raw_without_vmcoreinfo)
 }
 END_TEST
 
+/* A block of VMCOREINFO's format strings ("OSRELEASE=%s\nPAGESIZE=%ld\n
+ * ...") below the real text, in low memory the model leaves unused: the scan
+ * passes it by and finds the kernel where the truth put it. */
+START_TEST(raw_decoy_format_block)
+{
+	static const char decoy[] = "OSRELEASE=%s\nPAGESIZE=%ld\nKERNELOFFSET=%lx\n"
+	    "NUMBER(phys_base)=%ld\nSYMBOL(init_top_pgt)=%lx\n";
+	json_t *t = truth_of(&dumps[1]), *vi = json_object_get(t, "vmcoreinfo");
+	json_t *sym = json_object_get(json_object_get(t, "symbols"), "linux_banner");
+	const uint64_t at = 0x3000;
+	char err[KVS_ERRBUF_SIZE], cp[4096];
+	struct kvs_kernelinfo ki;
+	uint64_t a;
+	size_t len, i;
+	uint8_t *img = read_file(core_path(&dumps[1]), &len);
+	kvs_t *kd;
+
+	snprintf(cp, sizeof(cp), "%s", path_join(test_tmpdir(), "decoy.raw"));
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_lt(at + sizeof(decoy), jget(vi, "data_pa"));
+	ck_assert_uint_lt(at + sizeof(decoy), jget(vi, "decoy_pa"));
+	for (i = 0; i < 4096; i++)
+		ck_assert_uint_eq(img[at + i], 0);
+	memcpy(img + at, decoy, sizeof(decoy));
+	ck_assert_int_eq(write_file(cp, img, len), 0);
+	free(img);
+	kd = kvs_open(kernel(), cp, KVS_O_RAW, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "linux_banner", &a, NULL), 0);
+	ck_assert_uint_eq(a, jget(sym, "runtime"));
+	ck_assert_int_eq(kvs_kernel_info(kd, &ki), 0);
+	ck_assert_str_eq(ki.version, jstr(json_object_get(t, "kernel"), "version"));
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 /* A slab_caches list that loops: the refresh fails naming a node of the
  * cycle, the list keeps what it had, the command says so; nothing hangs. */
 START_TEST(hostile_list_loops)
@@ -664,7 +756,7 @@ END_TEST
 #define KS_NSYMS 1500
 
 struct ks_sym {
-	char name[300];
+	char name[400];
 	char type;
 	uint64_t addr;            /* runtime */
 };
@@ -737,8 +829,12 @@ ks_image(struct ks_sym *syms, int mode, bool stext, const char *drop, bool cut,
 			    "prof_buffer", "tick_nsec", "_etext" };
 			snprintf(y->name, sizeof(y->name), "%s", pn[i - 1]);
 		} else if (i % 97 == 0) {      /* long: a two-byte length */
-			memset(y->name, 'L', 200);
-			snprintf(y->name + 200, 40, "_%d", i);
+			/* 200-odd tokens (high byte 1) and, every other one,
+			 * 300-odd (high byte 2: the low byte's top bit is not
+			 * the high byte's). */
+			int ll = i % 194 == 0 ? 300 : 200;
+			memset(y->name, 'L', (size_t)ll);
+			snprintf(y->name + ll, 40, "_%d", i);
 		} else if (i % 5 == 0)
 			snprintf(y->name, sizeof(y->name), "kmem_cache_fn_%d", i);
 		else
@@ -1006,9 +1102,12 @@ main(void)
 	tcase_add_test(tc, kaslr_equals_nokaslr);
 	tcase_add_test(tc, raw_equals_elf);
 	tcase_add_loop_test(tk, dmesg_equals_truth, 0, NDUMPS);
+	tcase_add_loop_test(tk, dmesg_wrapped_block_bounded, 1, 2);
+	tcase_add_loop_test(tk, dmesg_wrapped_block_bounded, 3, 4);
 	tcase_add_loop_test(tk, kernel_info_equals_truth, 0, NDUMPS);
 	tcase_add_loop_test(tk, translation_equals_truth, 0, NDUMPS);
 	tcase_add_test(tk, raw_without_vmcoreinfo);
+	tcase_add_test(tk, raw_decoy_format_block);
 	tcase_add_loop_test(tk, wrong_kernel, 0, NDUMPS);
 	tcase_add_test(tk, linux_kernel_freebsd_dump);
 	tcase_add_loop_test(tk, kallsyms_from_memory, 0, 4);
