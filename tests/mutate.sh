@@ -24,17 +24,24 @@
 #     NAME...    run only these mutations; the baseline is then the
 #                suites they name (every suite with --full)
 #   KVS_MUTATE_JOBS=2   meson test processes
+#   KVS_MUTATE_SHARD=I/N  only the I-th (from 0) of N interleaved parts of
+#                         the mutations; tests/mutate_all.sh runs the parts
+#                         side by side and adds their verdicts up
 #
 # The map: the last field of each mutation names the suites that must kill
 # it; without --full only those run (CI's 90 minutes), stopping at the first
 # failure.  At the end the library files that no mutation touches are
-# named ("mutate: files with no mutant: ...").
+# named ("mutate: files with no mutant: ..."); in a whole run each counts
+# as a survivor.
 #
 # Exit status: 0 when every mutant was killed (and, with --full, the map
 # missed none); 1 when one survived, did not apply or did not build, or the
 # map missed; 2 on a setup problem (the unmodified copy does not build or
 # does not pass its baseline).
 set -uo pipefail
+# The whole script is one function, read before it runs: editing the file
+# while a run goes on cannot change that run.
+main() {
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 src=$here
@@ -116,12 +123,34 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     print(r["name"], r["result"])' "$testlog" 2>/dev/null | sort
 }
-# run_tests [--maxfail] SUITE...: rebuild everything, then run those suites
-# (every suite when none is named).  Returns 3 when the build fails.
+# What each suite runs: its program and every target it depends on (the
+# command-line tools, vmstat_m_clone, the shared library), from meson's own
+# introspection, so a mutant reaches every binary a suite uses.
+suite_targets() {
+  meson introspect --tests --targets "$build" | python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+build = sys.argv[1]
+files = {t["id"]: t["filename"] for t in d["targets"]}
+for t in d["tests"]:
+    outs = set()
+    for i in t.get("depends", []):
+        outs.update(files.get(i, []))
+    for c in t["cmd"]:
+        if c.startswith(build + "/"):
+            outs.add(c)
+    print(t["name"], *sorted(os.path.relpath(o, build) for o in outs))' "$build"
+}
+# run_tests [--maxfail] SUITE...: rebuild what those suites run (everything
+# when none is named), then run them.  Returns 3 when the build fails.
 run_tests() {
-  local mf=()
+  local mf=() tg=() s
   if [ "${1:-}" = --maxfail ]; then mf=(--maxfail 1); shift; fi
-  ninja -C "$build" >"$work/build.log" 2>&1 || return 3
+  for s in "$@"; do
+    read -r -a more <<<"$(awk -v s="$s" '$1 == s { $1 = ""; print }' "$work/targets")"
+    tg+=("${more[@]}")
+  done
+  ninja -C "$build" "${tg[@]+"${tg[@]}"}" >"$work/build.log" 2>&1 || return 3
   rm -f "$testlog"
   meson test -C "$build" --no-rebuild "${mf[@]+"${mf[@]}"}" --num-processes "$jobs" "$@" \
     >"$work/test.log" 2>&1
@@ -132,11 +161,20 @@ echo "mutate: building $tree"
 if ! meson setup "$build" "$tree" >"$work/setup.log" 2>&1 || ! ninja -C "$build" >"$work/build.log" 2>&1; then
   echo "mutate: the unmodified tree does not build (see $work/build.log)"; keep=1; exit 2
 fi
+suite_targets >"$work/targets" && [ -s "$work/targets" ] ||
+  { echo "mutate: meson introspect gave no tests"; keep=1; exit 2; }
 
 # The suites each mutation names, and the suites the baseline must pass.
 selected=$MUTATIONS
 if [ ${#only[@]} -gt 0 ]; then
   selected=$(awk -v names=" ${only[*]} " 'BEGIN { FS = " :: " } index(names, " " $1 " ")' <<<"$MUTATIONS")
+fi
+# KVS_MUTATE_SHARD=I/N: the I-th of N interleaved parts of the mutations (from 0), so
+# N copies run side by side; each still runs its own baseline.
+if [ -n "${KVS_MUTATE_SHARD:-}" ]; then
+  si=${KVS_MUTATE_SHARD%/*}
+  sn=${KVS_MUTATE_SHARD#*/}
+  selected=$(awk -v i="$si" -v n="$sn" '(NR - 1) % n == i' <<<"$selected")
 fi
 mapped=$(awk 'BEGIN { FS = " :: " } { print $6 }' <<<"$selected" | tr ' ' '\n' | grep -v '^$' | sort -u | paste -sd' ' -)
 baseline=()
@@ -248,6 +286,15 @@ while IFS= read -r f; do
     <<<"$MUTATIONS" || none+=("$f")
 done < <(cd "$src" && git ls-files 'libkvmstat/*.c' 'common/*.c' 2>/dev/null)
 echo "mutate: files with no mutant: ${none[*]:-none}"
+# A whole run (no NAME; the first part when sharded) counts each such file
+# as a survivor: a layer no mutant reaches is a layer no test is known to
+# guard.
+if [ ${#only[@]} -eq 0 ] && [ "${si:-0}" = 0 ]; then
+  survived=$((survived + ${#none[@]}))
+fi
 [ $full -eq 1 ] && echo "mutate: the map missed $missed"
 echo "mutate: $killed killed, $survived survived"
 [ $survived -eq 0 ] && [ $missed -eq 0 ]
+}
+main "$@"
+exit $?
