@@ -29,14 +29,20 @@
 # vmcore.kdump-zlib.flat (QEMU's flattened output), vmcore.kdump-zlib (-R),
 # vmcore.kdump-zlib.uts (header utsname filled), vmcore.mdf-d31 (makedumpfile
 # -c -d 31, driven by the VMCOREINFO note like distro kdump; -x vmlinux gives
-# byte-identical output 18x slower), vmcore.mdf-lzo (-l -d 31, zstd is not built into Debian's
-# makedumpfile), [mem.ram], gt/ (guest ground truth), slabinfo.final,
-# serial.log, timings.txt, capture.stamp. Needs root only for mknod and
-# nothing else; run tests/linux/setup.sh first.
+# byte-identical output 18x slower), vmcore.mdf-lzo (-l -d 31),
+# vmcore.mdf-split.{1,2,3} (makedumpfile --split of the -d 31 dump, three
+# parts), and where the tools can make them vmcore.mdf-zstd (-z), vmcore.mdf-snappy
+# (-p), vmcore.kdump-lzo / vmcore.kdump-snappy (QEMU's, rebuilt with -R, utsname
+# filled); not-made.txt names each of those the tools here cannot make, and why.
+# [mem.ram], gt/ (guest ground truth), slabinfo.final (the guest's
+# /proc/slabinfo printed just before the stop), slabinfo.after (printed
+# again once the dumps are taken and the guest runs on: the dump lies between
+# the two), serial.log, timings.txt, capture.stamp. Needs root only for mknod
+# and nothing else; run tests/linux/setup.sh first.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SCRIPT_VERSION=4
+SCRIPT_VERSION=5
 
 OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0; KCORE_BIN=
 while [ $# -gt 0 ]; do
@@ -60,6 +66,7 @@ done
 STEP=setup
 SERIAL=
 QEMU_PID=
+CAT_PID=
 WORK=
 SHM_RAM=
 # serial output without terminal escapes and CRs
@@ -79,6 +86,7 @@ cleanup() {
 		sleep 0.5
 		kill -9 "$QEMU_PID" 2>/dev/null || true
 	fi
+	[ -n "$CAT_PID" ] && kill "$CAT_PID" 2>/dev/null
 	[ -n "$SHM_RAM" ] && rm -f "$SHM_RAM"
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	return 0
@@ -109,12 +117,13 @@ stamp_text() {
 	[ -z "$KCORE_BIN" ] || printf 'kcore=%s\n' "$(sha256sum <"$KCORE_BIN" | cut -c1-64)"
 }
 OUTPUTS=(vmcore.elf vmcore.elf-paging vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts
-	vmcore.mdf-d31 vmcore.mdf-lzo slabinfo.final serial.log timings.txt gt/slabinfo gt/vmcoreinfo)
+	vmcore.mdf-d31 vmcore.mdf-lzo vmcore.mdf-split.1 vmcore.mdf-split.2 vmcore.mdf-split.3
+	slabinfo.final slabinfo.after serial.log timings.txt gt/slabinfo gt/vmcoreinfo not-made.txt)
 [ $LIVE = 1 ] && OUTPUTS+=(mem.ram)
 if [ -n "$KCORE_BIN" ]; then
 	[ -x "$KCORE_BIN" ] || die "capture: --kcore $KCORE_BIN is not an executable"
 	KCORE_BIN=$(cd "$(dirname "$KCORE_BIN")" && pwd)/$(basename "$KCORE_BIN")
-	OUTPUTS=(vmcore.elf slabinfo.final serial.log timings.txt gt/slabinfo gt/vmcoreinfo
+	OUTPUTS=(vmcore.elf slabinfo.final slabinfo.after serial.log timings.txt gt/slabinfo gt/vmcoreinfo
 		kcore/slab kcore/before kcore/after kcore/rc)
 fi
 
@@ -169,6 +178,7 @@ timing initramfs "$(elapsed "$t0")"
 
 # --- boot -----------------------------------------------------------------
 QMP=$WORK/qmp.sock
+SER=$WORK/serial
 SERIAL=$OUTDIR/serial.log
 APPEND="console=ttyS0 profile=2 quiet panic=-1"
 [ $KASLR = 0 ] && APPEND="$APPEND nokaslr"
@@ -178,8 +188,14 @@ qmp() { "$PY" "$KVS_LINUX_DIR/qmp.py" "$QMP" "$@"; }
 
 boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	local attempt=$1 t0 ready=0
-	rm -f "$OUTDIR/gt.img" "$SERIAL" "$QMP"
+	rm -f "$OUTDIR/gt.img" "$SERIAL" "$QMP" "$SER.in" "$SER.out"
 	truncate -s 64M "$OUTDIR/gt.img"
+	# The serial port is a pipe pair: the guest's output is copied into
+	# serial.log, and its console input is how the host asks for the
+	# second /proc/slabinfo read after the dumps.
+	mkfifo "$SER.in" "$SER.out" || fail "mkfifo $SER.in $SER.out"
+	cat "$SER.out" >"$SERIAL" &
+	CAT_PID=$!
 	local mem=()
 	if [ $LIVE = 1 ]; then
 		SHM_RAM=/dev/shm/kvs-live-$$.ram
@@ -192,7 +208,7 @@ boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	qemu-system-x86_64 -accel tcg -m 512M -smp 2 -nographic -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$OUTDIR/initramfs.cpio.gz" -append "$APPEND" \
 		-device vmcoreinfo -drive "file=$OUTDIR/gt.img,format=raw,if=virtio" \
-		-serial "file:$SERIAL" -monitor none -qmp "unix:$QMP,server=on,wait=off" \
+		-chardev "pipe,id=ser0,path=$SER" -serial chardev:ser0 -monitor none -qmp "unix:$QMP,server=on,wait=off" \
 		"${mem[@]}" </dev/null >"$OUTDIR/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	local deadline
@@ -215,6 +231,7 @@ boot() {  # boot ATTEMPT -> 0 when READY, 1 otherwise (QEMU then killed)
 	fi
 	wait "$QEMU_PID" 2>/dev/null || true
 	QEMU_PID=
+	kill "$CAT_PID" 2>/dev/null; wait "$CAT_PID" 2>/dev/null; CAT_PID=
 	echo "---- serial log tail, attempt $attempt ----" >&2
 	clean_tail 25 "$SERIAL" >&2 || true
 	cp "$SERIAL" "$OUTDIR/serial.attempt$attempt.log" 2>/dev/null || true
@@ -263,6 +280,8 @@ EOF
 fi
 
 # --- stop and dump --------------------------------------------------------
+STEP="qmp query-dump-guest-memory-capability"
+QEMU_FORMATS=$(qmp query-dump-guest-memory-capability) || fail "QMP query-dump-guest-memory-capability"
 STEP="qmp stop"
 t0=$(now)
 qmp stop >/dev/null || fail "QMP stop"
@@ -286,13 +305,33 @@ dump vmcore.elf '{"paging": false, "protocol": "file:'"$OUTDIR"'/vmcore.elf"}'
 if [ -z "$KCORE_BIN" ]; then
 dump vmcore.elf-paging '{"paging": true, "protocol": "file:'"$OUTDIR"'/vmcore.elf-paging"}'
 dump vmcore.kdump-zlib.flat '{"paging": false, "format": "kdump-zlib", "protocol": "file:'"$OUTDIR"'/vmcore.kdump-zlib.flat"}'
+for c in lzo snappy; do
+	case "$QEMU_FORMATS" in
+	*'"kdump-'$c'"'*) dump "vmcore.kdump-$c.flat" '{"paging": false, "format": "kdump-'$c'", "protocol": "file:'"$OUTDIR"'/vmcore.kdump-'$c'.flat"}' ;;
+	esac
+done
 fi
+# The guest runs on and reads /proc/slabinfo again: the dumps lie between
+# its two reads.
+STEP="second /proc/slabinfo read"
+t0=$(now)
+qmp cont >/dev/null || fail "QMP cont"
+printf 'again\n' >"$SER.in" || fail "writing to the guest's console"
+end=$(($(date +%s) + 300))
+until grep -q '^===LC_AFTER_DONE===' "$SERIAL"; do
+	kill -0 "$QEMU_PID" 2>/dev/null || fail "QEMU exited before the second slabinfo read"
+	[ "$(date +%s)" -lt "$end" ] || fail "no second slabinfo read within 300 s"
+	sleep 0.2
+done
+timing "cont + second slabinfo" "$(elapsed "$t0")"
 STEP="qmp quit"
 qmp quit >/dev/null || true
 for _ in $(seq 50); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$QEMU_PID" 2>/dev/null && { kill "$QEMU_PID"; sleep 0.5; }
 wait "$QEMU_PID" 2>/dev/null || true
 QEMU_PID=
+wait "$CAT_PID" 2>/dev/null || true
+CAT_PID=
 [ -n "$SHM_RAM" ] && rm -f "$SHM_RAM"
 
 # --- ground truth -----------------------------------------------------------
@@ -302,6 +341,9 @@ tar -C "$OUTDIR" -xf "$OUTDIR/gt.img" || fail "extracting gt.img"
 "$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
 	===LC_SLABINFO_BEGIN=== ===LC_SLABINFO_END=== "$OUTDIR/slabinfo.final" || fail "slabinfo.final"
 head -n 1 "$OUTDIR/slabinfo.final" | grep -q '^slabinfo - version' || fail "slabinfo.final is garbled"
+"$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
+	===LC_SLABINFO_AFTER_BEGIN=== ===LC_SLABINFO_AFTER_END=== "$OUTDIR/slabinfo.after" || fail "slabinfo.after"
+head -n 1 "$OUTDIR/slabinfo.after" | grep -q '^slabinfo - version' || fail "slabinfo.after is garbled"
 if [ -n "$KCORE_BIN" ]; then
 	STEP="kcore outputs"
 	mkdir -p "$OUTDIR/kcore"
@@ -346,11 +388,45 @@ mdf() {  # mdf NAME FLAGS...
 }
 mdf vmcore.mdf-d31 -c -d 31
 mdf vmcore.mdf-lzo -l -d 31
-if makedumpfile -v 2>&1 | grep -q '^zstd[[:space:]]*enabled'; then
-	mdf vmcore.mdf-zstd -z -d 31
-	OUTPUTS+=(vmcore.mdf-zstd)
-fi
+# Forms the tools here may not make: each one made, or named with the reason
+# in not-made.txt (the summary of realcore.sh prints it).
+printf '# form\twhy the tools here cannot make it\n' >"$OUTDIR/not-made.txt"
+MDF_VERSION=$(makedumpfile -v 2>&1 | sed -n 's/^makedumpfile: version \([^ ]*\).*/\1/p')
+for c in zstd:-z snappy:-p; do
+	name=${c%%:*}
+	if makedumpfile -v 2>&1 | grep -q "^$name[[:space:]]*enabled"; then
+		mdf "vmcore.mdf-$name" "${c#*:}" -d 31
+		OUTPUTS+=("vmcore.mdf-$name")
+	else
+		printf 'vmcore.mdf-%s\tmakedumpfile %s is built without %s (makedumpfile -v: %s)\n' "$name" \
+			"$MDF_VERSION" "$name" "$(makedumpfile -v 2>&1 | grep "^$name" | tr -s ' \t' ' ')" \
+			>>"$OUTDIR/not-made.txt"
+	fi
+done
+QEMU_VERSION=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
+for c in lzo snappy; do
+	if [ -s "$OUTDIR/vmcore.kdump-$c.flat" ]; then
+		STEP="makedumpfile -R (kdump-$c)"
+		makedumpfile -R "$WORK/kdump-$c" <"$OUTDIR/vmcore.kdump-$c.flat" >"$WORK/R.log" 2>&1 ||
+			{ cat "$WORK/R.log" >&2; fail "makedumpfile -R (kdump-$c)"; }
+		"$PY" "$KVS_LINUX_DIR/dumptools.py" fill-uts "$WORK/kdump-$c" "$OUTDIR/vmcore.kdump-$c" \
+			"$KVER" "$UTS_VERSION" || fail "filling the kdump-$c header utsname"
+		rm -f "$WORK/kdump-$c" "$OUTDIR/vmcore.kdump-$c.flat"
+		OUTPUTS+=("vmcore.kdump-$c")
+	else
+		printf 'vmcore.kdump-%s\tQEMU %s dump-guest-memory offers no kdump-%s (query-dump-guest-memory-capability: %s)\n' \
+			"$c" "$QEMU_VERSION" "$c" "$QEMU_FORMATS" >>"$OUTDIR/not-made.txt"
+	fi
+done
 rm -f "$WORK/vmcore.elf-phdr64"
+# A split dump (makedumpfile --split, three parts of about the same size)
+# of the -d 31 dump, read as the three files together.
+STEP="makedumpfile --split"
+t0=$(now)
+makedumpfile --split --splitblock-size 1024 -c -d 31 "$OUTDIR/vmcore.mdf-d31" \
+	"$OUTDIR/vmcore.mdf-split.1" "$OUTDIR/vmcore.mdf-split.2" "$OUTDIR/vmcore.mdf-split.3" \
+	>"$WORK/split.log" 2>&1 || { tail -n 20 "$WORK/split.log" >&2; fail "makedumpfile --split"; }
+timing "makedumpfile --split" "$(elapsed "$t0")"
 
 STEP=finish
 timing total "$(elapsed "$T_ALL")"

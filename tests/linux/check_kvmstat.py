@@ -4,21 +4,28 @@
     check_kvmstat.py CAPTURES_DIR KVMSTAT_OUT_DIR CAPTURE...
 
 For each capture (made by capture.sh, oracles by run_oracles.sh, kvmstat's
-outputs by realcore.sh):
+outputs by realcore.sh; OUT/CAPTURE/forms.txt lists the forms kvmstat read):
   - every kvmstat run succeeded;
-  - every dump format of one moment gives the same answers (physical ELF,
-    paging ELF, the guest's RAM file when there is one, and the
-    kdump-compressed forms: QEMU's flattened stream, it rebuilt, and
-    makedumpfile's filtered zlib and lzo outputs);
-  - per cache, num_objs, num_slabs, active_objs and the exactly allocated
-    objects (and object_size, size, objects_per_slab) equal drgn's;
-  - they equal the guest's /proc/slabinfo wherever drgn's do; a cache that
-    changed between the guest's print and the dump is reported by name;
-  - ALLOCATED / TOTAL / SLABS equal crash's `kmem -s`, and `kvmstat slab
-    --format crash` is byte-identical to crash's table;
+  - every dump form of one moment gives the same answers (physical ELF,
+    paging ELF, the guest's RAM file when there is one, the kdump-compressed
+    forms: QEMU's flattened stream, it rebuilt, makedumpfile's filtered zlib
+    and lzo outputs, its split set), with and without the debug vmlinux;
+  - on EVERY form, per cache: num_objs, num_slabs, active_objs, the exactly
+    allocated objects, object_size, size, objects_per_slab, pages per slab
+    and the address equal drgn's on that same form, wherever drgn reads it
+    (oracles/readers.tsv says which it could not and why);
+    ALLOCATED / TOTAL / SLABS / OBJSIZE / SSIZE and the address equal
+    crash's `kmem -s` on that same form, and `kvmstat slab --format crash`
+    on it is byte-identical to crash's table;
+  - on every form, each /proc/slabinfo line equals the guest's where its two
+    reads (just before the stop, slabinfo.final, and after the dumps,
+    slabinfo.after) agree on the line, and each number lies within the two
+    reads where they do not; anything else fails;
   - `kvmstat dmesg` is byte-identical to crash's `log`;
   - `kvmstat info` names the kernel the guest's /proc/version names.
-Prints one line per failed check, a summary per capture, and finally
+Prints one line per failed check, a summary per capture, the form table
+(which oracles checked kvmstat on each form), what an oracle could not read,
+what could not be made here, what was opted out, and finally
 "linux-realcore: N passed, M failed".
 """
 import bisect
@@ -29,9 +36,6 @@ import sys
 
 passed = 0
 failed = 0
-# The kdump-compressed files capture.sh makes (those present are compared).
-KDUMPS = ["vmcore.kdump-zlib.flat", "vmcore.kdump-zlib", "vmcore.kdump-zlib.uts",
-          "vmcore.mdf-d31", "vmcore.mdf-lzo", "vmcore.mdf-zstd", "vmcore.mdf-split"]
 
 
 def check(ok, what, detail=""):
@@ -219,23 +223,124 @@ def check_kcore(kd):
           f"to /proc/slabinfo, {changed} caches changed between its two reads")
 
 
+def parse_slabinfo_full(path):
+    """name -> (line, the numbers of the line in order: active_objs,
+    num_objs, objsize, objperslab, pagesperslab, limit, batchcount,
+    sharedfactor, active_slabs, num_slabs, sharedavail)."""
+    out = {}
+    for line in open(path):
+        if line.startswith("slabinfo") or line.startswith("#") or not line.strip():
+            continue
+        f = line.split()
+        nums = [int(x) for x in f[1:] if x not in (":", "tunables", "slabdata")]
+        out[f[0]] = (line.rstrip("\n"), nums)
+    return out
+
+
+SLABINFO_COLS = ["active_objs", "num_objs", "objsize", "objperslab", "pagesperslab", "limit",
+                 "batchcount", "sharedfactor", "active_slabs", "num_slabs", "sharedavail"]
+
+
+def check_guest(cap, form, ours_path, before, after):
+    """kvmstat's /proc/slabinfo lines from one dump form against the guest's
+    own two reads, just before the stop and just after the dumps: where the
+    two reads print the same line, ours must be that line; where they differ,
+    each number must lie within [min, max] of the two reads.  A cache in both
+    reads must be in ours; a cache in ours must be in one of them.  Returns
+    the names of the caches that changed between the two reads."""
+    ours = parse_slabinfo_full(ours_path)
+    both, either = set(before) & set(after), set(before) | set(after)
+    check(both <= set(ours) <= either, f"{cap}: {form}: cache names against the guest's "
+          "/proc/slabinfo before and after the dump",
+          f"missing {sorted(both - set(ours))[:5]}, not in the guest's {sorted(set(ours) - either)[:5]}")
+    changed = []
+    for name in sorted(set(ours) & either):
+        o, b, a = ours[name], before.get(name), after.get(name)
+        reads = [x for x in (b, a) if x is not None]
+        if len(reads) == 2 and b[0] == a[0]:
+            check(o[0] == b[0], f"{cap}: {form}: {name} differs from the guest's /proc/slabinfo "
+                  "(the same before and after the dump)", f"ours '{o[0]}' guest '{b[0]}'")
+            continue
+        changed.append(name)
+        bad = [f"{c} {o[1][i]} not in [{min(r[1][i] for r in reads)}, {max(r[1][i] for r in reads)}]"
+               for i, c in enumerate(SLABINFO_COLS)
+               if len(o[1]) != len(SLABINFO_COLS) or
+               not min(r[1][i] for r in reads) <= o[1][i] <= max(r[1][i] for r in reads)]
+        check(not bad, f"{cap}: {form}: {name} outside the guest's two reads",
+              "; ".join(bad) + f" (ours '{o[0]}', before '{b and b[0]}', after '{a and a[0]}')")
+    return changed
+
+
+def parse_readers(path):
+    """run_oracles.sh's readers.tsv -> {form: {tool: row}}"""
+    out = {}
+    lines = open(path).read().splitlines()
+    head = lines[0].split("\t")
+    for line in lines[1:]:
+        r = dict(zip(head, line.split("\t")))
+        out.setdefault(r["form"], {})[r["tool"]] = r   # the last attempt wins
+    return out
+
+
+# kvmstat's JSON key for the exactly allocated objects is "count" (the key
+# every allocator's rows share); the drgn oracle's is "allocated".
+DRGN_FIELDS = ["num_objs", "num_slabs", "active_objs", "allocated", "object_size", "size",
+               "objects_per_slab"]
+
+
+def check_drgn(cap, form, byname, d):
+    dnames = {c["name"] for c in d["caches"]}
+    check(dnames == set(byname), f"{cap}: {form}: cache names differ from drgn's on {form}",
+          f"only ours {sorted(set(byname) - dnames)[:5]}, only drgn's {sorted(dnames - set(byname))[:5]}")
+    for c in d["caches"]:
+        o = byname.get(c["name"])
+        if o is None:
+            continue
+        got = {f: o.get("count" if f == "allocated" else f) for f in DRGN_FIELDS}
+        bad = [f"{f} {got[f]} vs {c[f]}" for f in DRGN_FIELDS if got[f] != c.get(f)]
+        bad += [f"pages_per_slab {o.get('pages_per_slab')} vs 1<<order {1 << c['order']}"
+                for _ in [0] if o.get("pages_per_slab") != 1 << c["order"]]
+        bad += [f"address {o['kaddr']} vs {c['address']}" for _ in [0]
+                if o["kaddr"] != "0x%016x" % int(c["address"], 16)]
+        check(not bad, f"{cap}: {form}: {c['name']} differs from drgn on {form}", ", ".join(bad))
+
+
+def check_crash(cap, form, byname, cr, od, cd):
+    check(set(cr) == set(byname), f"{cap}: {form}: cache names differ from crash's on {form}",
+          f"only ours {sorted(set(byname) - set(cr))[:5]}, only crash's {sorted(set(cr) - set(byname))[:5]}")
+    for name, r in cr.items():
+        o = byname.get(name)
+        if o is None:
+            continue
+        ssize = r["ssize"]
+        kb = int(ssize[:-1]) * (1 if ssize.endswith("k") else 1024)
+        got = (o["count"], o["num_objs"], o["num_slabs"], o["object_size"], o["pages_per_slab"] * 4,
+               int(o["kaddr"], 16))
+        want = (int(r["allocated"]), int(r["total"]), int(r["slabs"]), int(r["objsize"]), kb,
+                int(r["cache"], 16))
+        check(got == want, f"{cap}: {form}: {name} differs from crash kmem -s on {form}",
+              "(allocated, total, slabs, objsize, slab KB, address) "
+              f"ours {got[:5]} {o['kaddr']} crash {want[:5]} {r['cache']}")
+    # crash's table from its header line on: on a RAM file crash first
+    # prints "NOTE: setting phys_base to: ..." (the --machdep option).
+    raw = os.path.join(cd, "oracles", f"crash.{form}.raw")
+    table = read(raw) if os.path.exists(raw) else b""
+    at = table.find(b"CACHE ")
+    pre = table[:at] if at > 0 else b""
+    check(at >= 0 and pre.count(b"\n") <= 2 and (not pre or pre.startswith(b"NOTE: ")) and
+          read(os.path.join(od, f"{form}.slab___format_crash")) == table[at:],
+          f"{cap}: {form}: kvmstat slab --format crash is not crash's kmem -s table on {form}",
+          f"before crash's table: {pre[:200]!r}" if pre else "")
+
+
 def main():
     capdir, outdir, caps = sys.argv[1], sys.argv[2], sys.argv[3:]
-    # kvmstat's JSON key for the exactly allocated objects is "count" (the
-    # key every allocator's rows share); the drgn oracle's is "allocated".
-    fields = ["num_objs", "num_slabs", "active_objs", "allocated", "object_size", "size",
-              "objects_per_slab"]
+    table = {}            # form -> {capture: [checkers]}
+    cannot = {}           # (tool, form) -> why
+    not_made = {}         # form -> why
     for cap in caps:
         cd, od = os.path.join(capdir, cap), os.path.join(outdir, cap)
-        dumps = ["vmcore.elf", "vmcore.elf-paging"]
-        if os.path.exists(os.path.join(cd, "mem.ram")):
-            dumps.append("mem.ram")
-        for d in KDUMPS:
-            # The split dump's parts: beside the capture or in the outputs.
-            if os.path.exists(os.path.join(cd, d)) or \
-                    os.path.exists(os.path.join(cd, d + ".3")) or \
-                    os.path.exists(os.path.join(od, d + ".3")):
-                dumps.append(d)
+        dumps = open(os.path.join(od, "forms.txt")).read().split()
         before = failed
         runs = sorted(f[:-3] for f in os.listdir(od) if f.endswith(".rc"))
         for r in runs:
@@ -247,6 +352,13 @@ def main():
         except (OSError, ValueError) as e:
             check(False, f"{cap}: kvmstat slab --json output", str(e))
             continue
+        nm = os.path.join(cd, "not-made.txt")
+        if check(os.path.exists(nm), f"{cap}: not-made.txt (capture.sh names the forms it "
+                 "cannot make)"):
+            for line in open(nm):
+                if line.strip() and not line.startswith("#"):
+                    form, why = line.rstrip("\n").split("\t", 1)
+                    not_made.setdefault(form, why)
         # One moment, every format: the same bytes out.
         for tag in ["slab___json", "slab", "slab___format_crash", "dmesg"]:
             ref = read(os.path.join(od, "vmcore.elf." + tag))
@@ -260,7 +372,11 @@ def main():
             for tag in ["slab___json", "slab", "slab___format_crash", "dmesg", "info___json"]:
                 a, b = os.path.join(od, f"{d}.{tag}"), os.path.join(od, f"{d}.nodebug.{tag}")
                 if tag == "info___json":
-                    ja, jb = json.load(open(a)), json.load(open(b))
+                    try:
+                        ja, jb = json.load(open(a)), json.load(open(b))
+                    except ValueError as e:
+                        check(False, f"{cap}: info --json on {d}", str(e))
+                        continue
                     for j in (ja, jb):
                         j.pop("kernel", None)
                         j.pop("dwarf_version", None)
@@ -270,9 +386,13 @@ def main():
                 check(ok, f"{cap}: {tag.strip('_')} on {d} without -N differs from -N vmlinux")
         # info --stats: the kdump forms decompress through their page cache.
         for d in dumps:
-            st = json.load(open(os.path.join(od, f"{d}.stats")))
+            try:
+                st = json.load(open(os.path.join(od, f"{d}.stats")))
+            except ValueError as e:
+                check(False, f"{cap}: info --stats --json on {d}", str(e))
+                continue
             h, m = st.get("page_cache_hits"), st.get("page_cache_misses")
-            want = d in KDUMPS
+            want = d.startswith("vmcore.kdump-") or d.startswith("vmcore.mdf-")
             check(h is not None and m is not None and ((h + m > 0 and m > 0) if want
                                                        else h == m == 0),
                   f"{cap}: info --stats page cache on {d}", f"hits {h} misses {m}")
@@ -284,47 +404,46 @@ def main():
         check(os.path.exists(tb) and read(tb) == read(td) and len(read(tb)) > 1000,
               f"{cap}: kvmstat type from the dump's BTF differs from the vmlinux DWARF")
         check_profile(cap, cd, od)
-        byname = {c["name"]: c for c in ours["caches"]}
-        # drgn, the exact arithmetic on the same dump.
-        drgn = json.load(open(os.path.join(cd, "oracles", "drgn.vmcore.elf-paging.json")))
-        dnames = {c["name"] for c in drgn["caches"]}
-        check(dnames == set(byname), f"{cap}: cache names differ from drgn's",
-              f"only ours {sorted(set(byname) - dnames)[:5]}, only drgn's "
-              f"{sorted(dnames - set(byname))[:5]}")
-        for c in drgn["caches"]:
-            o = byname.get(c["name"])
-            if o is None:
-                continue
-            ok = {f: o.get("count" if f == "allocated" else f) for f in fields}
-            bad = [f"{f} {ok[f]} vs {c[f]}" for f in fields if ok[f] != c.get(f)]
-            check(not bad, f"{cap}: {c['name']} differs from drgn", ", ".join(bad))
-            check(o["kaddr"] == "0x%016x" % int(c["address"], 16),
-                  f"{cap}: {c['name']} address", f"{o['kaddr']} vs {c['address']}")
-        # The guest's own /proc/slabinfo, printed just before the stop.
-        gt = parse_slabinfo(os.path.join(cd, "slabinfo.final"))
-        ourtext = parse_slabinfo(os.path.join(od, "vmcore.elf.slab"))
+        # Every form against each oracle that read that same form, and
+        # against the guest's own /proc/slabinfo read before and after.
+        readers = parse_readers(os.path.join(cd, "oracles", "readers.tsv"))
+        gbefore = parse_slabinfo_full(os.path.join(cd, "slabinfo.final"))
+        after_path = os.path.join(cd, "slabinfo.after")
+        gafter = parse_slabinfo_full(after_path) if check(
+            os.path.exists(after_path), f"{cap}: the guest's second /proc/slabinfo read "
+            "(slabinfo.after)") else None
         changed = []
-        for name, g in gt.items():
-            d = next((c for c in drgn["caches"] if c["name"] == name), None)
-            peer_same = d is not None and all(
-                d[f] == g[f] for f in ["active_objs", "num_objs", "num_slabs", "size",
-                                       "objects_per_slab"])
-            if not peer_same:
-                changed.append(name)
+        for d in dumps:
+            who = table.setdefault(d, {}).setdefault(cap, [])
+            try:
+                mine = json.load(open(os.path.join(od, f"{d}.slab___json")))
+            except (OSError, ValueError) as e:
+                check(False, f"{cap}: kvmstat slab --json on {d}", str(e))
                 continue
-            check(name in ourtext and ourtext[name]["line"] == g["line"],
-                  f"{cap}: slabinfo line of {name}",
-                  f"ours '{ourtext.get(name, {}).get('line')}' guest '{g['line']}'")
-        # crash: kmem -s figures and its table byte for byte.
-        cr = parse_crash_tsv(os.path.join(cd, "oracles", "crash.vmcore.elf.tsv"))
-        for name, r in cr.items():
-            o = byname.get(name)
-            check(o is not None and (o["count"], o["num_objs"], o["num_slabs"]) ==
-                  (int(r["allocated"]), int(r["total"]), int(r["slabs"])),
-                  f"{cap}: {name} differs from crash kmem -s")
-        check(read(os.path.join(od, "vmcore.elf.slab___format_crash")) ==
-              read(os.path.join(cd, "oracles", "crash.kmem.raw")),
-              f"{cap}: kvmstat slab --format crash is not crash's kmem -s table")
+            byname = {c["name"]: c for c in mine["caches"]}
+            check(len(byname) == len(mine["caches"]), f"{cap}: {d}: duplicate cache names")
+            rd = readers.get(d, {})
+            for tool in ["drgn", "crash"]:
+                r = rd.get(tool)
+                if not check(r is not None, f"{cap}: {d}: {tool} was not run on it "
+                             "(oracles/readers.tsv)"):
+                    continue
+                if r["ok"] == "skip":
+                    cannot[(tool, d)] = "opted out (KVS_SKIP_ORACLES)"
+                    continue
+                if r["ok"] != "+":
+                    cannot.setdefault((tool, d), r["note"] or "failed")
+                    continue
+                if tool == "drgn":
+                    check_drgn(cap, d, byname, json.load(open(
+                        os.path.join(cd, "oracles", f"drgn.{d}.json"))))
+                else:
+                    check_crash(cap, d, byname, parse_crash_tsv(
+                        os.path.join(cd, "oracles", f"crash.{d}.tsv")), od, cd)
+                who.append(r["how"] or tool)
+            if gafter is not None:
+                changed = check_guest(cap, d, os.path.join(od, f"{d}.slab"), gbefore, gafter)
+                who.append("guest")
         check(read(os.path.join(od, "vmcore.elf.dmesg")) ==
               read(os.path.join(cd, "oracles", "crash.log.raw")),
               f"{cap}: kvmstat dmesg is not crash's log")
@@ -336,13 +455,41 @@ def main():
         for d in dumps:
             t = open(os.path.join(od, f"{d}.slab___json.time")).read().split()
             times.append(f"{d} {float(t[0]):.2f} s {int(t[1]) // 1024} MB")
-        print(f"{cap}: {len(byname)} caches; {failed - before} failed checks; "
-              f"changed between the guest's print and the dump: {changed or 'none'}; "
-              f"slab --json: {'; '.join(times)}")
+        print(f"{cap}: {len(ours['caches'])} caches; {failed - before} failed checks; "
+              f"changed between the guest's reads before and after the dump: "
+              f"{', '.join(changed) or 'none'}; slab --json: {'; '.join(times)}")
     kd = os.path.join(capdir, "kcore", "kcore")
     if os.environ.get("KVS_KCORE", "1") == "1":
         if check(os.path.exists(os.path.join(kd, "rc")), "kcore: the capture's outputs exist"):
             check_kcore(kd)
+            table.setdefault("/proc/kcore (in the guest)", {})["kcore"] = ["guest"]
+    # The summary: every form with what checked kvmstat on it, what an
+    # oracle could not read and why, what cannot be made here, what was
+    # opted out.  The last line stays "linux-realcore: N passed, M failed".
+    print("linux-realcore forms: kvmstat's slab table on each form checked field by field against")
+    print("  drgn (oracle_drgn.py; +alias: the phys-only ELF given the kernel image's virtual alias;")
+    print("  +ram: a stub core and the RAM file as memory segments), crash (kmem -s, and its table")
+    print("  byte for byte; FILE@0: the RAM file in crash's ramdump form), guest (its /proc/slabinfo")
+    print("  before and after the dump); kvmstat-only: checked against kvmstat on another form only")
+    w = max(len(f) for f in table) if table else 10
+    allcaps = caps + (["kcore"] if any("kcore" in v for v in table.values()) else [])
+    for form, bycap in table.items():
+        kinds = {" ".join(v) or "kvmstat-only" for v in bycap.values()}
+        if len(kinds) == 1:
+            print(f"  {form:<{w}}  {kinds.pop()}  ({' '.join(c for c in allcaps if c in bycap)})")
+        else:
+            print(f"  {form:<{w}}  " + "; ".join(f"{c}: {' '.join(bycap[c]) or 'kvmstat-only'}"
+                                                for c in allcaps if c in bycap))
+    for (tool, form), why in sorted(cannot.items()):
+        print(f"linux-realcore: {tool} cannot read {form}: {why}")
+    if not_made:
+        print("linux-realcore not made here: " +
+              "; ".join(f"{f}: {why}" for f, why in not_made.items()))
+    opted = [x for x in os.environ.get("KVS_OPTED_OUT", "").split("\n") if x]
+    print("linux-realcore skipped (opted out): " + ("; ".join(opted) if opted else "none"))
+    if os.environ.get("KVS_T_START"):
+        import time
+        print(f"linux-realcore time: {int(time.time()) - int(os.environ['KVS_T_START'])} s")
     print(f"linux-realcore: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

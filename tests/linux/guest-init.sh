@@ -5,7 +5,11 @@
 # Serial protocol (ttyS0): "LC_STEP name uptime" lines, then
 #   ===LC_SLABINFO_BEGIN=== /proc/slabinfo ===LC_SLABINFO_END===
 #   ===LC_READY_FOR_DUMP===
-# After the slabinfo print nothing forks, so the dump sees that state.
+#   (the host stops the guest, dumps, continues it and sends "again")
+#   ===LC_SLABINFO_AFTER_BEGIN=== /proc/slabinfo ===LC_SLABINFO_AFTER_END===
+#   ===LC_AFTER_DONE===
+# From the first slabinfo print on nothing forks, so the dump sees the state
+# between the two prints.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /bin /sbin /usr/bin /usr/sbin /gt
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -98,13 +102,28 @@ while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
 echo "===LC_SLABINFO_END==="
 echo "===LC_READY_FOR_DUMP==="
 
+# The host dumps while the guest is stopped, then lets it run again and
+# sends "again" on the serial console (stdin): /proc/slabinfo is printed a
+# second time, so the dump lies between two reads of it.
+after() {
+	echo "===LC_SLABINFO_AFTER_BEGIN==="
+	while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
+	echo "===LC_SLABINFO_AFTER_END==="
+	echo "===LC_AFTER_DONE==="
+}
 if [ $LIVE = 1 ]; then
 	# A heartbeat the host can see move in the RAM file; builtins only.
 	n=0
 	while :; do
 		n=$((n + 1))
 		echo "LC_HEARTBEAT $n" > /tmp/heartbeat
-		read -t 1 x <> /tmp/fifo
+		x=
+		read -t 1 x
+		case "$x" in again*) after ;; esac
 	done
 fi
-while :; do wait; read -t 3600 x <> /tmp/fifo; done
+while :; do
+	x=
+	read -t 3600 x
+	case "$x" in again*) after ;; esac
+done

@@ -86,3 +86,55 @@ version_key() {
 	sed -e 's/^Linux version //' | awk '{rel=$1; i=index($0,"#"); print rel " " substr($0,i)}' |
 		sed -e 's/[[:space:]]*$//'
 }
+
+# oracle_hash CAPDIR -> one sha256 over what the oracle results of a capture
+# depend on: the oracle scripts, the tools' versions, and the capture itself
+# (its stamp and file list). run_oracles.sh stores it beside its results as
+# oracles/hash; realcore.sh reruns the oracles when it differs.
+oracle_hash() {
+	local cap=$1 f
+	{
+		for f in oracle_drgn.py oracle_crash.sh run_oracles.sh compare.py dumptools.py lib.sh; do
+			printf '== %s\n' "$f"; cat "$KVS_LINUX_DIR/$f"
+		done
+		printf '== versions\n'
+		dpkg-query -W python3-drgn 'libkdumpfile*' crash makedumpfile 2>/dev/null
+		"$PY" -c 'import drgn; print("drgn", drgn.__version__)' 2>&1
+		crash --version 2>&1 | grep -m1 "^crash "
+		makedumpfile -v 2>&1
+		printf '== capture\n'
+		cat "$cap/capture.stamp" "$cap/files.txt" 2>&1
+	} | sha256sum | cut -c1-64
+}
+
+# The versions the oracles ran with, one line.
+oracle_versions() {
+	printf 'drgn %s (libkdumpfile %s), crash %s, makedumpfile %s\n' \
+		"$("$PY" -c 'import drgn; print(drgn.__version__)' 2>/dev/null || echo missing)" \
+		"$(dpkg-query -W -f='${Version}' 'libkdumpfile[0-9]*' 2>/dev/null || echo '?')" \
+		"$(crash --version 2>/dev/null | sed -n 's/^crash \([0-9][^ ]*\).*/\1/p' | head -n 1)" \
+		"$(makedumpfile -v 2>/dev/null | sed -n '1s/^makedumpfile: version \([^ ]*\).*/\1/p')"
+}
+
+# capture_forms CAPDIR -> the dump forms present in a capture, one a line,
+# in a fixed order; a split dump is one form, vmcore.mdf-split (its parts
+# vmcore.mdf-split.1,.2,.3 are read together).
+KVS_FORMS="vmcore.elf vmcore.elf-paging mem.ram vmcore.kdump-zlib.flat vmcore.kdump-zlib
+ vmcore.kdump-zlib.uts vmcore.kdump-lzo vmcore.kdump-snappy vmcore.mdf-d31 vmcore.mdf-lzo
+ vmcore.mdf-zstd vmcore.mdf-snappy vmcore.mdf-split"
+capture_forms() {
+	local f
+	for f in $KVS_FORMS; do
+		if [ "$f" = vmcore.mdf-split ]; then
+			[ -s "$1/$f.1" ] && [ -s "$1/$f.2" ] && [ -s "$1/$f.3" ] && echo "$f"
+		else
+			[ -s "$1/$f" ] && echo "$f"
+		fi
+	done
+	return 0
+}
+# form_path CAPDIR FORM -> what a reader is given (the parts of a split
+# dump, comma-separated)
+form_path() {
+	if [ "$2" = vmcore.mdf-split ]; then echo "$1/$2.1,$1/$2.2,$1/$2.3"; else echo "$1/$2"; fi
+}

@@ -6,7 +6,10 @@
 #   name  cache  objsize  allocated  total  slabs  ssize
 # crash's OBJSIZE is s->object_size, ALLOCATED = TOTAL minus every free object
 # (node partial + CPU slab + CPU freelist + CPU partial), TOTAL/SLABS come from
-# the node counters. --raw prints crash's own output instead.
+# the node counters. --raw prints crash's own output instead; with
+# KVS_CRASH_RAW=FILE crash's own output is also written to FILE.
+# DUMP may be the parts of a split dump, comma-separated (a,b,c): crash
+# reads them together.
 # crash reads every dump made by capture.sh: both ELFs, the flattened and the
 # reassembled kdump, the makedumpfile outputs, and (as FILE@0 with --kaslr and
 # --machdep phys_base= from the RAM's VMCOREINFO note) a raw RAM file *.ram.
@@ -20,18 +23,20 @@ tmp=$(mktemp -d /tmp/kvs-crash.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf 'kmem -s\nquit\n' >"$tmp/cmds"
 EXTRA=()
+read -r -a FILES <<<"${DUMP//,/ }"
 case "$DUMP" in
 *.ram)	# a raw guest-RAM file (offset = phys): crash's ramdump form FILE@0 needs
 	# KERNELOFFSET and phys_base, taken from the VMCOREINFO note in the RAM
 	read -r -a EXTRA < <("$PY" "$(dirname "$0")/dumptools.py" ram-vmcoreinfo "$DUMP") ||
 		{ echo "oracle_crash: no VMCOREINFO in $DUMP" >&2; exit 1; }
-	DUMP=$DUMP@0 ;;
+	FILES=("$DUMP@0") ;;
 esac
-if ! crash -s "${EXTRA[@]}" -i "$tmp/cmds" "$VMLINUX" "$DUMP" </dev/null >"$tmp/out" 2>"$tmp/err"; then
+if ! crash -s "${EXTRA[@]}" -i "$tmp/cmds" "$VMLINUX" "${FILES[@]}" </dev/null >"$tmp/out" 2>"$tmp/err"; then
 	echo "oracle_crash: crash failed on $DUMP:" >&2
 	tail -n 20 "$tmp/err" "$tmp/out" >&2
 	exit 1
 fi
+[ -z "${KVS_CRASH_RAW:-}" ] || cp "$tmp/out" "$KVS_CRASH_RAW"
 if [ "$RAW" = --raw ]; then
 	cat "$tmp/out"
 	exit 0

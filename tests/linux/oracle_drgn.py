@@ -4,6 +4,7 @@ python3-drgn 0.0.22, hence /usr/bin/python3 and not whatever python3 is first
 in PATH).
 
     oracle_drgn.py DUMP VMLINUX [--no-profile] [--no-page-walk] [--top N] [--ram]
+                   [--image-alias]
 
 DUMP may also be a raw guest-RAM file (QEMU memory-backend-file; --ram, or a
 name ending in .ram), even while the guest runs: then the VMCOREINFO note is
@@ -25,7 +26,12 @@ Prints JSON on stdout:
     prof_buffer as {"index": count}, and the top N bins with symbol names.
 
 drgn 0.0.22 reads the paging ELF and kdump files (with a filled utsname), not
-QEMU's phys-only ELF (paging=false) nor the raw flattened kdump.
+QEMU's phys-only ELF (paging=false) nor the raw flattened kdump.  With
+--image-alias it reads the phys-only ELF too: drgn opens the file as usual and
+gets one more memory segment, the kernel image's virtual range read as the
+physical memory under it (phys = virt - __START_KERNEL_map + phys_base, with
+phys_base from the file's VMCOREINFO note), as a kexec-made vmcore carries
+it; everything else goes through drgn's own page-table walker from there.
 """
 import json
 import struct
@@ -62,6 +68,43 @@ def find_vmcoreinfo_note(mm):
         namesz, descsz, ntype = struct.unpack_from('<III', mm, i - 24)
         if namesz == 11 and ntype == 0 and 0 < descsz < 65536:
             return i - 24, bytes(mm[i - 24:i + ((descsz + 3) & ~3)]), bytes(mm[i:i + descsz])
+
+
+def elf_vmcoreinfo(path):
+    """The VMCOREINFO note's text of an ELF core, from its PT_NOTE segments."""
+    with open(path, 'rb') as f:
+        eh = f.read(64)
+        if eh[:4] != b'\x7fELF':
+            raise SystemExit(f'oracle_drgn: {path} is not an ELF file')
+        phoff, = struct.unpack_from('<Q', eh, 32)
+        phentsize, phnum = struct.unpack_from('<HH', eh, 54)
+        f.seek(phoff)
+        ph = f.read(phentsize * phnum)
+        for i in range(phnum):
+            p_type, _, off, _, _, filesz = struct.unpack_from('<IIQQQQ', ph, i * phentsize)
+            if p_type != 4:
+                continue
+            f.seek(off)
+            notes = f.read(filesz)
+            o = 0
+            while o + 12 <= len(notes):
+                namesz, descsz, ntype = struct.unpack_from('<III', notes, o)
+                name = notes[o + 12:o + 12 + namesz].rstrip(b'\0')
+                d = o + 12 + ((namesz + 3) & ~3)
+                if name == b'VMCOREINFO':
+                    return notes[d:d + descsz].decode()
+                o = d + ((descsz + 3) & ~3)
+    raise SystemExit(f'oracle_drgn: no VMCOREINFO note in {path}')
+
+
+def add_image_alias(prog, dump):
+    info = dict(l.split('=', 1) for l in elf_vmcoreinfo(dump).split('\n') if '=' in l)
+    phys_base = int(info['NUMBER(phys_base)'])
+
+    def read(address, count, offset, physical):
+        return prog.read(offset, count, True)
+    prog.add_memory_segment((START_KERNEL_MAP - phys_base) & (2**64 - 1), 1 << 30, read, False)
+    return {'image_alias': True, 'phys_base': phys_base, 'kerneloffset': info.get('KERNELOFFSET')}
 
 
 def stub_core(note, path):
@@ -104,7 +147,7 @@ def setup_ram(prog, ram):
 
 
 class Oracle:
-    def __init__(self, dump, vmlinux, ram=False):
+    def __init__(self, dump, vmlinux, ram=False, image_alias=False):
         t0 = time.monotonic()
         self.prog = prog = drgn.Program()
         self.ram_info = None
@@ -112,6 +155,8 @@ class Oracle:
             mm, size, self.ram_info = setup_ram(prog, dump)
         else:
             prog.set_core_dump(dump)
+            if image_alias:
+                self.ram_info = add_image_alias(prog, dump)
         prog.load_debug_info([vmlinux], default=False, main=False)
         if ram:
             # direct map, now that page_offset_base can be read through the image
@@ -306,7 +351,8 @@ def main():
         sys.exit(__doc__)
     dump, vmlinux = args
     t0 = time.monotonic()
-    o = Oracle(dump, vmlinux, ram='--ram' in opts or dump.endswith('.ram'))
+    o = Oracle(dump, vmlinux, ram='--ram' in opts or dump.endswith('.ram'),
+               image_alias='--image-alias' in opts)
     t1 = time.monotonic()
     caches = o.caches(page_walk='--no-page-walk' not in opts)
     t2 = time.monotonic()

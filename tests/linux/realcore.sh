@@ -7,16 +7,25 @@
 #   2. capture.sh boots the kernel under TCG three times - nokaslr, KASLR, and
 #      KASLR with guest RAM in a shared file (live) - and takes every dump
 #      format (cached: a capture made by the same script and kernel is reused);
-#   3. run_oracles.sh runs drgn and crash on each dump;
-#   4. kvmstat reads every dump and check_kvmstat.py compares, per cache and
-#      field, and byte for byte where a peer prints the same table.
-# Each step that fails says which one.  The last line is
-# "linux-realcore: N passed, M failed".
+#   3. run_oracles.sh runs drgn and crash on every dump form (rerun when
+#      lib.sh's oracle_hash - oracle scripts, tool versions, capture -
+#      differs from the one stored beside the results);
+#   4. kvmstat reads every form and check_kvmstat.py compares, per form,
+#      cache and field, with each oracle that read the same form and with
+#      the guest's /proc/slabinfo read before and after the dump, and byte for
+#      byte where a peer prints the same table.
+# Opt-outs, each named in the summary: KVS_CAPTURES (a subset of "nokaslr
+# kaslr live"), KVS_KCORE=0, KVS_SKIP_ORACLES ("drgn", "crash").
+# Each step that fails says which one.  Before the last line come the form
+# table (which oracles checked each form), what could not be made here and
+# what was skipped; the last line is "linux-realcore: N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 KVMSTAT=${1:-${KVMSTAT:-build/analyzers/kvmstat}}
 CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
 export KVS_LINUX_CACHE=$CACHE
+. tests/linux/lib.sh
+T_START=$(date +%s)
 fail() { echo "linux-realcore: FAILED at step: $*" >&2; echo "linux-realcore: 0 passed, 1 failed"; exit 1; }
 step() { echo "== linux-realcore: $*"; }
 
@@ -44,6 +53,15 @@ open(p, 'wb').write(d)" "$STRIPPED"; then
 	fail "making a vmlinux without DWARF and BTF"
 fi
 read -r -a captures <<<"${KVS_CAPTURES:-nokaslr kaslr live}"
+# What is opted out, for the summary.
+OPTED=()
+for c in nokaslr kaslr live; do
+	case " ${captures[*]} " in *" $c "*) ;; *) OPTED+=("capture $c (KVS_CAPTURES)") ;; esac
+done
+[ "${KVS_KCORE:-1}" = 1 ] || OPTED+=("kcore: kvmstat on /proc/kcore in the guest (KVS_KCORE=0)")
+for t in ${KVS_SKIP_ORACLES:-}; do OPTED+=("oracle $t (KVS_SKIP_ORACLES)"); done
+export KVS_OPTED_OUT
+KVS_OPTED_OUT=$(printf '%s\n' "${OPTED[@]}")
 for cap in "${captures[@]}"; do
 	dir=$CACHE/captures/$cap
 	args=()
@@ -51,52 +69,21 @@ for cap in "${captures[@]}"; do
 	[ "$cap" = live ] && args=(--kaslr --live)
 	step "capture $cap"
 	bash tests/linux/capture.sh "$dir" "${args[@]}" || fail "capture $cap (see $dir/serial.log)"
-	if [ ! -s "$dir/oracles/summary.json" ] || [ "$dir/capture.stamp" -nt "$dir/oracles/summary.json" ]; then
-		step "oracles (drgn, crash) on $cap"
+	want=$(printf '%s\n' "$(oracle_hash "$dir")" "${KVS_SKIP_ORACLES:-}")
+	if [ "$(cat "$dir/oracles/hash" 2>/dev/null)" != "$want" ]; then
+		step "oracles (drgn, crash) on $cap: every form"
 		bash tests/linux/run_oracles.sh "$dir" "$VMLINUX" >"$OUT/$cap.oracles.log" 2>&1 ||
 			{ tail -20 "$OUT/$cap.oracles.log"; fail "oracles on $cap disagree with each other or failed"; }
+	else
+		step "oracles on $cap: reusing the results of the same scripts, tools and capture"
 	fi
-	# crash's own tables, byte for byte, for the text comparisons.
-	for what in kmem log; do
-		f=$dir/oracles/crash.$what.raw
-		if [ ! -s "$f" ] || [ "$dir/capture.stamp" -nt "$f" ]; then
-			cmd="kmem -s"; [ $what = log ] && cmd=log
-			printf '%s\nquit\n' "$cmd" >"$OUT/cmds"
-			crash -s -i "$OUT/cmds" "$VMLINUX" "$dir/vmcore.elf" </dev/null >"$f.tmp" 2>"$OUT/crash.err" ||
-				{ tail "$OUT/crash.err"; fail "crash $cmd on $cap"; }
-			mv "$f.tmp" "$f"
-		fi
-	done
 	step "kvmstat on $cap"
 	mkdir -p "$OUT/$cap"
-	dumps=(vmcore.elf vmcore.elf-paging)
-	[ -f "$dir/mem.ram" ] && dumps+=(mem.ram)
-	# The kdump-compressed forms (source/kdump.c): QEMU's flattened stream,
-	# the file makedumpfile -R rebuilds from it (bare and with its utsname
-	# filled), and makedumpfile's filtered zlib / lzo (/ zstd) outputs.
-	for d in vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts \
-	    vmcore.mdf-d31 vmcore.mdf-lzo vmcore.mdf-zstd; do
-		[ -f "$dir/$d" ] && dumps+=("$d")
-	done
-	# A split dump (makedumpfile --split, three parts of about the same
-	# size), made once from the -d 31 dump and kept beside it; read as
-	# the three files together (-M a,b,c).
-	if [ -f "$dir/vmcore.mdf-d31" ] && [ ! -s "$dir/vmcore.mdf-split.3" ]; then
-		sp=$dir; [ -w "$dir" ] || sp=$OUT/$cap
-		mkdir -p "$sp"
-		makedumpfile --split --splitblock-size 1024 -c -d 31 "$dir/vmcore.mdf-d31" \
-		    "$sp/vmcore.mdf-split.1" "$sp/vmcore.mdf-split.2" "$sp/vmcore.mdf-split.3" \
-		    >"$OUT/$cap.split.log" 2>&1 || { tail "$OUT/$cap.split.log"; fail "makedumpfile --split on $cap"; }
-		chmod a+r "$sp"/vmcore.mdf-split.* 2>/dev/null
-		[ "$sp" = "$dir" ] || ln -sf "$sp"/vmcore.mdf-split.* "$OUT/$cap/" 2>/dev/null
-	fi
-	splitdir=$dir; [ -s "$dir/vmcore.mdf-split.3" ] || splitdir=$OUT/$cap
-	[ -s "$splitdir/vmcore.mdf-split.3" ] && dumps+=(vmcore.mdf-split)
+	mapfile -t dumps < <(capture_forms "$dir")
+	printf '%s\n' "${dumps[@]}" >"$OUT/$cap/forms.txt"
 	for d in "${dumps[@]}"; do
 		raw=(); [ "$d" = mem.ram ] && raw=(--raw)
-		path=$dir/$d
-		[ "$d" = vmcore.mdf-split ] &&
-			path=$splitdir/$d.1,$splitdir/$d.2,$splitdir/$d.3
+		path=$(form_path "$dir" "$d")
 		for c in "slab --json" "slab" "slab --format crash" "dmesg" "info --json"; do
 			tag=$(echo "$c" | tr -c 'a-z\n' '_')
 			/usr/bin/time -f "%e %M" -o "$OUT/$cap/$d.$tag.time" \
@@ -144,4 +131,4 @@ if [ "${KVS_KCORE:-1}" = 1 ]; then
 		fail "capture kcore (see $CACHE/captures/kcore/serial.log)"
 fi
 step "compare"
-SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
+KVS_T_START=$T_START SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
