@@ -294,6 +294,25 @@ START_TEST(kpml4phys_unaligned)
 }
 END_TEST
 
+/* A kernel ELF of a machine kvmstat has no translation for (its e_machine
+ * patched to AArch64's, 183, in a copy): refused, naming what it is. */
+START_TEST(kernel_of_another_machine)
+{
+	const char *k = path_join(test_tmpdir(), "kernel.arm64");
+	size_t len;
+	uint8_t *img = read_file(kernel(), &len);
+	uint16_t m = 183;
+
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_gt(len, 64);
+	memcpy(img + 18, &m, 2);                /* e_machine */
+	ck_assert_int_eq(write_file(k, img, len), 0);
+	expect_open_fails(k, fixture_path(cores[2]), 0, "machine 183");
+	expect_open_fails(k, fixture_path(cores[2]), 0, "not an amd64 kernel executable");
+	free(img);
+}
+END_TEST
+
 START_TEST(wrong_kernel)
 {
 	size_t i;
@@ -664,6 +683,7 @@ main(void)
 	tcase_add_test(tc, not_dumps);
 	tcase_add_test(tc, wrong_kernel);
 	tcase_add_test(tc, kpml4phys_unaligned);
+	tcase_add_test(tc, kernel_of_another_machine);
 	tcase_add_loop_test(tc, bad_reads, 0, 5);
 	tcase_add_test(tc, string_into_unmapped_page);
 	tcase_add_loop_test(tc, shrinks_while_open, 0, 5);

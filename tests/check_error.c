@@ -28,6 +28,11 @@ START_TEST(chain_prefixes_context)
 	kerr_clear(&e);
 	ck_assert(!e.fault_valid);
 	ck_assert_str_eq(e.msg, "");
+	/* Context with no inner failure: an error still, of inconsistent data,
+	 * and just the context. */
+	ck_assert_int_eq(kerr_push(&e, "zone %s", "mbuf"), -1);
+	ck_assert_int_eq(e.status, KVS_E_DATA);
+	ck_assert_str_eq(e.msg, "zone mbuf");
 }
 END_TEST
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "kvmprof.h"
+#include "kvs_private.h"
+#include "profile.h"
 #include "testutil.h"
 
 static kvs_t *
@@ -386,6 +388,42 @@ START_TEST(width_from_dwarf)
 }
 END_TEST
 
+/* A family's histogram whose last counter holds what fell outside the text
+ * (Linux's prof_buffer): that bin's ticks are unknown even where its address
+ * lies inside a function; without the flag they are the function's.  Four
+ * 16-byte bins of 32-bit counters over prof_ip_output (0x69 bytes, nm). */
+START_TEST(last_bin_overflow)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd = kvs_open(fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.elf"),
+	    KVS_O_NO_CACHE, err);
+	uint64_t lo, size;
+	static const uint32_t cnt[4] = { 1, 2, 3, 5 };
+
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_int_eq(kvs_symbol(kd, "prof_ip_output", &lo, &size), 0);
+	ck_assert_uint_ge(size, 64);
+	for (int ovf = 0; ovf < 2; ovf++) {
+		uint8_t *c = malloc(sizeof(cnt));
+		ck_assert_ptr_nonnull(c);
+		memcpy(c, cnt, sizeof(cnt));
+		kvmprof_gmon_t *g = kvmprof_gmon_hist(kd, 0, 100, 32, lo, 64, c, sizeof(cnt), ovf);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(kvmprof_gmon_nbins(g), 4);
+		kvmprof_flat_t *f = kvmprof_gmon_flat(g, kd);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(kvmprof_flat_total(f), 11);
+		ck_assert_uint_eq(kvmprof_flat_unknown(f), ovf ? 5 : 0);
+		ck_assert_uint_eq(kvmprof_flat_count(f), 1);
+		ck_assert_str_eq(kvmprof_flat_get(f, 0)->name, "prof_ip_output");
+		ck_assert_uint_eq(kvmprof_flat_get(f, 0)->ticks, ovf ? 6 : 11);
+		kvmprof_flat_free(f);
+		kvmprof_gmon_free(g);
+	}
+	kvs_close(kd);
+}
+END_TEST
+
 START_TEST(bad_buffers)
 {
 	kvs_t *kd;
@@ -458,6 +496,7 @@ main(void)
 	tcase_add_test(tc, profile_json);
 	tcase_add_test(tc, width_from_dwarf);
 	tcase_add_test(tc, bad_buffers);
+	tcase_add_test(tc, last_bin_overflow);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

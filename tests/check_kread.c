@@ -259,6 +259,32 @@ START_TEST(sym_uint_at_type_width)
 }
 END_TEST
 
+/* kvs_dump_bound: nodes a dump can hold, from the larger of its file size
+ * and its dumped pages (a compressed dump holds more than its file), capped;
+ * live memory and unknown sizes give the cap. */
+START_TEST(dump_bound_from_size_and_pages)
+{
+	kvs_t *kd = calloc(1, sizeof(*kd));
+
+	ck_assert_ptr_nonnull(kd);
+	kd->info.page_size = 4096;
+	kd->info.source_bytes = 10 * 4096;
+	kd->info.dumped_pages = 1000;           /* compressed: 100x its file */
+	ck_assert_uint_eq(kvs_dump_bound(kd, 64, 1000000), 1000 * 4096 / 64 + 1);
+	ck_assert_uint_eq(kvs_dump_bound(kd, 64, 500), 500);
+	kd->info.dumped_pages = 2;              /* fewer pages than the file */
+	ck_assert_uint_eq(kvs_dump_bound(kd, 64, 1000000), 10 * 4096 / 64 + 1);
+	kd->info.page_size = 0;                 /* unknown: 4 KiB pages */
+	kd->info.dumped_pages = 1000;
+	ck_assert_uint_eq(kvs_dump_bound(kd, 64, 1000000), 1000 * 4096 / 64 + 1);
+	kd->info.live = true;
+	ck_assert_uint_eq(kvs_dump_bound(kd, 64, 777), 777);
+	kd->info.live = false;
+	ck_assert_uint_eq(kvs_dump_bound(kd, 0, 777), 777);
+	free(kd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -271,6 +297,7 @@ main(void)
 	tcase_add_test(tc, bitfields_against_bit_walk);
 	tcase_add_test(tc, walk_bound_and_loops);
 	tcase_add_test(tc, sym_uint_at_type_width);
+	tcase_add_test(tc, dump_bound_from_size_and_pages);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
