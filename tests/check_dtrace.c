@@ -154,6 +154,35 @@ START_TEST(bad_tables)
 }
 END_TEST
 
+/* Module symbols where the kernel linker put them: profile.ko's .data (4
+ * bytes) then its .bss (0xf8 bytes, 32-byte aligned) in one block whose
+ * base and size the generator recorded, so the .bss ends at base + size;
+ * a symbol's address follows from that and its nm offset alone. */
+START_TEST(module_sections_aligned)
+{
+	json_t *t = load_truth("fbsd14/truth.json"), *m;
+	kvs_t *kd = open_with_modules(fixture_path("fbsd14/vmcore.elf"), 0);
+	uint64_t base = 0, size = 0, addr;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(t, "dtrace"), "modules"), i, m)
+		if (strcmp(json_string_value(json_object_get(m, "name")), "profile.ko") == 0) {
+			base = jget(m, "base");
+			size = jget(m, "size");
+		}
+	ck_assert_uint_ne(base, 0);
+	ck_assert_uint_eq(size, 0x118);
+	ck_assert_int_eq(kvs_symbol(kd, "profile_max", &addr, NULL), 0);     /* .data + 0 */
+	ck_assert_uint_eq(addr, base);
+	ck_assert_int_eq(kvs_symbol(kd, "profile_total", &addr, NULL), 0);   /* .bss + 4 */
+	ck_assert_uint_eq(addr, base + size - 0xf8 + 4);
+	ck_assert_int_eq(kvs_symbol(kd, "profile_percpu_example", &addr, NULL), 0); /* .bss + 0xa0 */
+	ck_assert_uint_eq(addr, base + size - 0xf8 + 0xa0);
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -163,6 +192,7 @@ main(void)
 	tcase_add_loop_test(tc, probes_equal_truth, 0, 3);
 	tcase_add_test(tc, profil_equal_truth);
 	tcase_add_test(tc, bad_tables);
+	tcase_add_test(tc, module_sections_aligned);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -424,6 +424,25 @@ START_TEST(last_bin_overflow)
 }
 END_TEST
 
+/* A kernel of no family kvmstat knows (a plain amd64 executable, opened
+ * for its file alone): no profile buffer, said so, no crash. */
+START_TEST(profile_of_unknown_family)
+{
+	char err[KVS_ERRBUF_SIZE];
+	char path[4096];
+	kvs_t *kd;
+
+	snprintf(path, sizeof(path), "%s/fixtures/dwarf-test/t.exec5", getenv("KVS_SRCDIR"));
+	kd = kvs_open(path, NULL, KVS_O_KERNEL_ONLY | KVS_O_NO_CACHE, err);
+	ck_assert_msg(kd != NULL, "%s", err);
+	ck_assert_ptr_null(kvmprof_gmon_read(kd));
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOSYMBOL);
+	ck_assert_msg(strstr(kvs_geterr(kd), "reads no kernel profile buffer of") != NULL, "%s",
+	    kvs_geterr(kd));
+	kvs_close(kd);
+}
+END_TEST
+
 START_TEST(bad_buffers)
 {
 	kvs_t *kd;
@@ -497,6 +516,7 @@ main(void)
 	tcase_add_test(tc, width_from_dwarf);
 	tcase_add_test(tc, bad_buffers);
 	tcase_add_test(tc, last_bin_overflow);
+	tcase_add_test(tc, profile_of_unknown_family);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
