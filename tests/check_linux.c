@@ -7,6 +7,7 @@
  * generator's model, never a reading of the dumps.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -375,18 +376,42 @@ count_in(const char *hay, size_t len, const char *needle)
 	return n;
 }
 
+/* Bytes from a truth's hex string; the count, or (size_t)-1 if malformed. */
+static size_t
+unhex(const char *h, uint8_t *out, size_t cap)
+{
+	size_t n = strlen(h), i;
+
+	if (n % 2 != 0 || n / 2 > cap)
+		return (size_t)-1;
+	for (i = 0; i < n / 2; i++) {
+		unsigned v;
+
+		if (sscanf(h + 2 * i, "%2x", &v) != 1)
+			return (size_t)-1;
+		out[i] = (uint8_t)v;
+	}
+	return n / 2;
+}
+
 /* A record whose block wraps to the start of the ring, its text_len
- * overstated: the reader stops at the end of its block, and the block that
- * follows (another record's text) is shown once, on its own line. */
+ * overstated: the reader prints exactly its block (the generator's bytes
+ * after the block's 8-byte id up to the block's end: the text, its newline
+ * and NUL, then what the ring held there before), each newline among them
+ * followed by the indent of a continued line, and nothing of the block
+ * after it (whose id opens right at that end).  Every other record's line
+ * is as the truth has it, and the block after is shown once, on its own. */
 START_TEST(dmesg_wrapped_block_bounded)
 {
 	const struct lx *d = &dumps[_i];
 	json_t *t = truth_of(d), *dm = json_object_get(t, "dmesg"), *w;
-	const char *want = jstr(dm, "text"), *after, *own;
-	char err[KVS_ERRBUF_SIZE], cp[4096], *text;
-	size_t len, tlen;
+	const char *want = jstr(dm, "text"), *after, *own, *at;
+	char err[KVS_ERRBUF_SIZE], cp[4096], pre[64], *text, *line, *exp;
+	uint8_t blk[65536], nid[8];
+	size_t len, tlen, wlen = strlen(want), blen, elen, llen, p, k, indent;
 	uint8_t *img;
-	uint64_t pa;
+	uint64_t pa, ts;
+	int pl;
 	kvs_t *kd;
 
 	ck_assert_msg(d->flags & KVS_O_RAW, "a raw image is patched at physical addresses");
@@ -396,7 +421,44 @@ START_TEST(dmesg_wrapped_block_bounded)
 	after = jstr(w, "block_after");
 	own = jstr(w, "text");
 	pa = jget(w, "pa");
+	ts = jget(w, "ts");
 	ck_assert_uint_eq(jget(w, "width"), 2);
+	blen = unhex(jstr(w, "block_bytes"), blk, sizeof(blk));
+	ck_assert_uint_eq(unhex(jstr(w, "next_id"), nid, sizeof(nid)), 8);
+	/* The block: id, then the text, its newline and NUL, within its size. */
+	ck_assert_uint_eq(blen + 8, jget(w, "block_size"));
+	ck_assert_uint_ge(blen, strlen(own) + 2);
+	ck_assert(memcmp(blk, own, strlen(own)) == 0);
+	ck_assert(blk[strlen(own)] == '\n' && blk[strlen(own) + 1] == '\0');
+	/* Its line in the truth: the prefix and own text, at one place. */
+	pl = snprintf(pre, sizeof(pre), "[%5" PRIu64 ".%06" PRIu64 "] ",
+	    ts / UINT64_C(1000000000), ts % UINT64_C(1000000000) / 1000);
+	ck_assert(pl > 0 && (size_t)pl < sizeof(pre));
+	llen = (size_t)pl + strlen(own) + 1;
+	line = malloc(llen + 1);
+	ck_assert_ptr_nonnull(line);
+	snprintf(line, llen + 1, "%s%s\n", pre, own);
+	ck_assert_uint_eq(count_in(want, wlen, line), 1);
+	at = strstr(want, line);
+	ck_assert_msg(at == want || at[-1] == '\n', "%s: the record's line starts a line",
+	    d->dir);
+	p = (size_t)(at - want);
+	/* What the reader must print for it: the prefix, every byte of the
+	 * block, a continuation indent after each newline, a final newline. */
+	indent = (size_t)pl < 30 ? (size_t)pl : 30;
+	exp = malloc((size_t)pl + blen * (1 + indent) + 2);
+	ck_assert_ptr_nonnull(exp);
+	memcpy(exp, pre, (size_t)pl);
+	elen = (size_t)pl;
+	for (k = 0; k < blen; k++) {
+		exp[elen++] = (char)blk[k];
+		if (blk[k] == '\n') {
+			memset(exp + elen, ' ', indent);
+			elen += indent;
+		}
+	}
+	exp[elen++] = '\n';
+
 	img = read_file(core_path(d), &len);
 	ck_assert_ptr_nonnull(img);
 	ck_assert_uint_lt(pa + 2, len);
@@ -408,9 +470,20 @@ START_TEST(dmesg_wrapped_block_bounded)
 	kd = kvs_open(kernel(), cp, KVS_O_RAW, err);
 	ck_assert_msg(kd != NULL, "%s", err);
 	ck_assert_int_eq(kvs_msgbuf(kd, &text, &tlen), 0);
-	ck_assert_uint_ge(count_in(want, strlen(want), after), 1);
-	ck_assert_uint_eq(count_in(text, tlen, after), count_in(want, strlen(want), after));
-	ck_assert_uint_eq(count_in(text, tlen, own), count_in(want, strlen(want), own));
+	/* Exactly the truth with the record's line replaced by its block. */
+	ck_assert_msg(tlen == wlen - llen + elen, "%s: %zu bytes, want %zu", d->dir, tlen,
+	    wlen - llen + elen);
+	ck_assert_msg(memcmp(text, want, p) == 0, "%s: the lines before the record", d->dir);
+	ck_assert_msg(memcmp(text + p, exp, elen) == 0, "%s: the record's line is not its "
+	    "block's %zu bytes", d->dir, blen);
+	ck_assert_msg(memcmp(text + p + elen, want + p + llen, wlen - p - llen) == 0,
+	    "%s: the lines after the record", d->dir);
+	ck_assert_ptr_null(memmem(text, tlen, nid, sizeof(nid)));
+	ck_assert_uint_ge(count_in(want, wlen, after), 1);
+	ck_assert_uint_eq(count_in(text, tlen, after), count_in(want, wlen, after));
+	ck_assert_uint_eq(count_in(text, tlen, own), count_in(want, wlen, own));
+	free(exp);
+	free(line);
 	free(text);
 	kvs_close(kd);
 	json_decref(t);
