@@ -394,12 +394,12 @@ printf '# form\twhy the tools here cannot make it\n' >"$OUTDIR/not-made.txt"
 MDF_VERSION=$(makedumpfile -v 2>&1 | sed -n 's/^makedumpfile: version \([^ ]*\).*/\1/p')
 for c in zstd:-z snappy:-p; do
 	name=${c%%:*}
-	if makedumpfile -v 2>&1 | grep -q "^$name[[:space:]]*enabled"; then
+	if makedumpfile -v 2>&1 | grep -q "^${name}[[:space:]]*enabled"; then
 		mdf "vmcore.mdf-$name" "${c#*:}" -d 31
 		OUTPUTS+=("vmcore.mdf-$name")
 	else
 		printf 'vmcore.mdf-%s\tmakedumpfile %s is built without %s (makedumpfile -v: %s)\n' "$name" \
-			"$MDF_VERSION" "$name" "$(makedumpfile -v 2>&1 | grep "^$name" | tr -s ' \t' ' ')" \
+			"$MDF_VERSION" "$name" "$(makedumpfile -v 2>&1 | grep "^${name}" | tr -s ' \t' ' ')" \
 			>>"$OUTDIR/not-made.txt"
 	fi
 done

@@ -20,7 +20,7 @@
 # table (which oracles checked each form), what could not be made here and
 # what was skipped; the last line is "linux-realcore: N passed, M failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 KVMSTAT=${1:-${KVMSTAT:-build/analyzers/kvmstat}}
 CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
 export KVS_LINUX_CACHE=$CACHE
