@@ -21,10 +21,12 @@
  *   CSV (csv_field): the field read back by RFC 4180's rules is the
  *     string; after sanitize (as the commands do) no control byte is left.
  */
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "cli.h"
 #include "escape.h"
@@ -42,42 +44,36 @@ bad(const char *what, const uint8_t *in, size_t n, const char *out)
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), 0 if none; *cp its code
- * point. */
+ * point.  The C library's decoder (C.UTF-8) is the oracle, not escape.c's
+ * own: it refuses overlong forms and surrogates; past U+10FFFF (which it
+ * takes, as 5- and 6-byte forms) is refused here. */
 static size_t
 u8len(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	size_t len, k;
-	uint32_t c;
+	static locale_t utf8;
+	mbstate_t st;
+	wchar_t w = 0;
+	size_t r;
 
 	if (n == 0)
 		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
+	if (utf8 == (locale_t)0) {
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		if (utf8 == (locale_t)0) {
+			fprintf(stderr, "fuzz_escape: no C.UTF-8 locale\n");
+			abort();
+		}
 	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else
+	locale_t old = uselocale(utf8);
+	memset(&st, 0, sizeof(st));
+	r = mbrtowc(&w, (const char *)s, n, &st);
+	uselocale(old);
+	if (r == 0)                     /* NUL: one byte, code point 0 */
+		r = 1;
+	if (r == (size_t)-1 || r == (size_t)-2 || r > 4 || (uint32_t)w > 0x10ffff)
 		return 0;
-	if (len > n)
-		return 0;
-	for (k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[k] & 0x3f);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
+	*cp = (uint32_t)w;
+	return r;
 }
 
 enum { M_TEXT, M_TEXT_NL, M_JSON };
