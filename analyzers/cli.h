@@ -56,7 +56,37 @@ json_t *json_dumpstr(const char *s);
  * quote, CR or LF (quotes doubled); rows end in CRLF. */
 void csv_field(FILE *f, const char *s, bool first);
 void csv_u64(FILE *f, uint64_t v, bool first);
+void csv_i64(FILE *f, int64_t v, bool first);
 void csv_end(FILE *f);
+
+/*
+ * Counters that are differences (bytes and count in use: allocations less
+ * frees) are signed: a type whose frees outnumber its allocations on the
+ * CPUs the dump holds is below zero, and every format (text, CSV, JSON,
+ * --libxo) shows the same negative figure, never its 64-bit wrap.
+ */
+int64_t signed_count(uint64_t v);
+/* Bytes as kilobytes, rounded up in magnitude with the sign kept (vmstat's
+ * MemUse: 1 -> 1, -65216 -> -64). */
+int64_t kbytes_signed(int64_t bytes);
+
+struct command;
+/* A command of one kernel family run on another: if kd's kernel is not of
+ * family `os` ("FreeBSD", "Linux"), says "`cmd` reads <reads>; this is a
+ * Linux 6.1 kernel (try <try_>)" on stderr and, under --json, as the error
+ * document (code "family"), and returns 1 (the exit status); else 0. */
+int wrong_family(kvs_t *kd, const struct opts *o, const char *os, const char *cmd,
+    const char *reads, const char *try_);
+/* --version under --json: {"schema", "program", "version"}; exit status. */
+int emit_version_json(const char *version);
+/* help (c NULL: every command of all[0..n)) under --json: {"schema",
+ * "usage", "commands": [{"name", "summary", "usage", "formats"}]}. */
+int emit_help_json(const struct command *c, const struct command *all, size_t n);
+/* What an output file command wrote (gmon -o, rd -o) under --json:
+ * {"schema", "command", "path", "bytes", ...extra's keys}; bytes < 0: the
+ * file's size (null when it is not a regular file).  extra (may be NULL) is
+ * consumed. */
+int emit_wrote_json(const char *command, const char *path, int64_t bytes, json_t *extra);
 
 /*
  * One emitter for text and JSON: commands describe records; text mode prints

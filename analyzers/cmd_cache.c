@@ -29,11 +29,15 @@ one_file(void *arg, const struct kvs_cache_file *f)
 	l->bytes += f->size;
 	l->entries += f->valid ? f->entries : 0;
 	if (l->json) {
-		json_t *j = json_pack("{s:s,s:s,s:i,s:I,s:b}", "path", f->path,
-		    "identity", f->identity, "entries", (int)f->entries,
-		    "size", (json_int_t)f->size, "valid", f->valid);
-		if (j != NULL)
-			json_array_append_new(l->files, j);
+		/* Paths and identities as any name: not UTF-8 shows as \xNN
+		 * (json_pack would drop the whole entry). */
+		json_t *j = json_object();
+		json_object_set_new(j, "path", json_dumpstr(f->path));
+		json_object_set_new(j, "identity", json_dumpstr(f->identity));
+		json_object_set_new(j, "entries", json_integer((json_int_t)f->entries));
+		json_object_set_new(j, "size", json_integer((json_int_t)f->size));
+		json_object_set_new(j, "valid", json_boolean(f->valid));
+		json_array_append_new(l->files, j);
 		return 0;
 	}
 	printf("%s\n", sanitize(l->clean, sizeof(l->clean), f->path,
@@ -54,8 +58,11 @@ cmd_cache(kvs_t *kd, const struct opts *o)
 
 	(void)kd;
 	if (kvs_cache_dir(dir, sizeof(dir)) != 0) {
-		fprintf(stderr, "kvmstat: cache: neither XDG_CACHE_HOME nor HOME "
-		    "says where the cache is\n");
+		const char *msg = "cache: neither XDG_CACHE_HOME nor HOME says where the "
+		    "cache is";
+		fprintf(stderr, "kvmstat: %s\n", msg);
+		if (o->json)
+			json_error("open", msg);
 		return 1;
 	}
 	if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -78,8 +85,8 @@ cmd_cache(kvs_t *kd, const struct opts *o)
 	}
 	if (o->json) {
 		json_t *root = json_object();
-		json_object_set_new(root, "schema", json_string("kvmstat/1"));
-		json_object_set_new(root, "directory", json_string(dir));
+		json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
+		json_object_set_new(root, "directory", json_dumpstr(dir));
 		json_object_set_new(root, "files", l->files);
 		if (o->clear)
 			json_object_set_new(root, "removed", json_integer(removed));

@@ -327,11 +327,12 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 			if (r->alloc == AL_UMA)
 				json_object_set_new(j, "size", json_integer((json_int_t)r->size));
 			json_object_set_new(j, "status", json_string(status(r)));
-			json_object_set_new(j, "bytes_a", json_integer((json_int_t)r->bytes[0]));
-			json_object_set_new(j, "bytes_b", json_integer((json_int_t)r->bytes[1]));
+			/* In use: signed, as malloc's and zone's (cli.h). */
+			json_object_set_new(j, "bytes_a", json_integer(signed_count(r->bytes[0])));
+			json_object_set_new(j, "bytes_b", json_integer(signed_count(r->bytes[1])));
 			json_object_set_new(j, "delta_bytes", json_integer(delta_b(r)));
-			json_object_set_new(j, "count_a", json_integer((json_int_t)r->count[0]));
-			json_object_set_new(j, "count_b", json_integer((json_int_t)r->count[1]));
+			json_object_set_new(j, "count_a", json_integer(signed_count(r->count[0])));
+			json_object_set_new(j, "count_b", json_integer(signed_count(r->count[1])));
 			json_object_set_new(j, "delta_count", json_integer(delta_c(r)));
 			json_array_append_new(rows, j);
 		}
@@ -354,9 +355,10 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 			snprintf(name, sizeof(name), "%s (%" PRIu64 ")", clean, r->size);
 		else
 			snprintf(name, sizeof(name), "%s", clean);
-		printf("%-6s %-26s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 " %10" PRIu64
-		    " %10" PRIu64 " %+10" PRId64 "  %s\n", al_names[r->alloc], name, r->bytes[0],
-		    r->bytes[1], delta_b(r), r->count[0], r->count[1], delta_c(r),
+		printf("%-6s %-26s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %10" PRId64
+		    " %10" PRId64 " %+10" PRId64 "  %s\n", al_names[r->alloc], name,
+		    signed_count(r->bytes[0]), signed_count(r->bytes[1]), delta_b(r),
+		    signed_count(r->count[0]), signed_count(r->count[1]), delta_c(r),
 		    strcmp(status(r), "changed") == 0 ? "" : status(r));
 	}
 	if (same > 0)

@@ -29,21 +29,28 @@ cmp_rows(const void *a, const void *b)
 	const struct memory_type *x = ((const struct row *)a)->mt;
 	const struct memory_type *y = ((const struct row *)b)->mt;
 	uint64_t vx, vy;
+	int64_t sx, sy;
 
 	if (strcmp(sort_key, "name") == 0)
 		return strcmp(memstat_get_name(x), memstat_get_name(y));
-	if (strcmp(sort_key, "inuse") == 0 || strcmp(sort_key, "count") == 0) {
-		vx = memstat_get_count(x);
-		vy = memstat_get_count(y);
-	} else if (strcmp(sort_key, "requests") == 0) {
+	if (strcmp(sort_key, "requests") == 0) {
 		vx = memstat_get_numallocs(x);
 		vy = memstat_get_numallocs(y);
-	} else {        /* memuse / bytes */
-		vx = memstat_get_bytes(x);
-		vy = memstat_get_bytes(y);
+		if (vx != vy)
+			return vx < vy ? 1 : -1;       /* largest first */
+		return strcmp(memstat_get_name(x), memstat_get_name(y));
 	}
-	if (vx != vy)
-		return vx < vy ? 1 : -1;       /* largest first */
+	/* Count and bytes in use are signed (a type freed more than it
+	 * allocated on the dump's CPUs is below zero): a negative one last. */
+	if (strcmp(sort_key, "inuse") == 0 || strcmp(sort_key, "count") == 0) {
+		sx = signed_count(memstat_get_count(x));
+		sy = signed_count(memstat_get_count(y));
+	} else {        /* memuse / bytes */
+		sx = signed_count(memstat_get_bytes(x));
+		sy = signed_count(memstat_get_bytes(y));
+	}
+	if (sx != sy)
+		return sx < sy ? 1 : -1;       /* largest first */
 	return strcmp(memstat_get_name(x), memstat_get_name(y));
 }
 
@@ -133,8 +140,8 @@ row_json(const struct memory_type *mt, bool percpu, unsigned maxcpus)
 
 	json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
 	json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
-	JU(r, "count", memstat_get_count(mt));
-	JU(r, "bytes", memstat_get_bytes(mt));
+	JU(r, "count", signed_count(memstat_get_count(mt)));
+	JU(r, "bytes", signed_count(memstat_get_bytes(mt)));
 	JU(r, "requests", memstat_get_numallocs(mt));
 	JU(r, "frees", memstat_get_numfrees(mt));
 	JU(r, "memalloced", memstat_get_memalloced(mt));
@@ -176,8 +183,8 @@ libxo_json(struct row *rows, size_t n)
 			continue;
 		r = json_object();
 		json_object_set_new(r, "type", json_dumpstr(memstat_get_name(m)));
-		JU(r, "in-use", memstat_get_count(m));
-		JU(r, "memory-use", (memstat_get_bytes(m) + 1023) / 1024);
+		JU(r, "in-use", signed_count(memstat_get_count(m)));
+		JU(r, "memory-use", kbytes_signed(signed_count(memstat_get_bytes(m))));
 		JU(r, "requests", memstat_get_numallocs(m));
 		json_object_set_new(r, "size", sizes_json(m));
 		json_array_append_new(list, r);
@@ -208,8 +215,8 @@ csv_rows(struct row *rows, size_t n)
 				    len ? "," : "", memstat_malloc_zone_get_size(k));
 		csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
 		csv_field(stdout, addr, false);
-		csv_u64(stdout, memstat_get_count(m), false);
-		csv_u64(stdout, memstat_get_bytes(m), false);
+		csv_i64(stdout, signed_count(memstat_get_count(m)), false);
+		csv_i64(stdout, signed_count(memstat_get_bytes(m)), false);
 		csv_u64(stdout, memstat_get_numallocs(m), false);
 		csv_u64(stdout, memstat_get_numfrees(m), false);
 		csv_u64(stdout, memstat_get_memalloced(m), false);
@@ -229,6 +236,8 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 	enum mfmt f;
 	int rc = 0;
 
+	if (wrong_family(kd, o, "FreeBSD", "malloc", "FreeBSD malloc(9) types", "`slab`"))
+		return 1;
 	mtlp = memstat_mtl_alloc();
 	if (mtlp == NULL) {
 		fprintf(stderr, "kvmstat: out of memory\n");
@@ -303,6 +312,7 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 	for (i = 0; i < n; i++) {
 		char name[4 * MEMTYPE_MAXNAME + 1], sizes[512];
 		const char *nm;
+		int64_t inuse, memuse;
 
 		const struct memory_type *m = rows[i].mt;
 		if (memstat_get_numallocs(m) == 0 && memstat_get_count(m) == 0)
@@ -310,18 +320,21 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		nm = memstat_get_name(m);
 		sanitize(name, sizeof(name), nm, strlen(nm), false);
 		sizes_str(m, f, sizes, sizeof(sizes));
+		/* InUse and MemUse signed, as in every other format: vmstat's
+		 * unsigned %ju would print a negative MemUse as its 64-bit wrap
+		 * (18014398509481921K for -65216 bytes). */
+		inuse = signed_count(memstat_get_count(m));
+		memuse = kbytes_signed(signed_count(memstat_get_bytes(m)));
 		if (f == MFMT_5)
-			printf("%13s%6" PRIu64 "%6" PRIu64 "K%7" PRIu64 "K%9" PRIu64 "  %s\n",
-			    name, memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024,
-			    (memstat_get_maxused(m) + 1023) / 1024, memstat_get_numallocs(m), sizes);
+			printf("%13s%6" PRId64 "%6" PRId64 "K%7" PRIu64 "K%9" PRIu64 "  %s\n",
+			    name, inuse, memuse, (memstat_get_maxused(m) + 1023) / 1024,
+			    memstat_get_numallocs(m), sizes);
 		else if (f == MFMT_6)
-			printf("%13s %5" PRIu64 " %5" PRIu64 "K %7s %8" PRIu64 "  %s\n", name,
-			    memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024, "-",
-			    memstat_get_numallocs(m), sizes);
+			printf("%13s %5" PRId64 " %5" PRId64 "K %7s %8" PRIu64 "  %s\n", name,
+			    inuse, memuse, "-", memstat_get_numallocs(m), sizes);
 		else
-			printf("%13s %5" PRIu64 " %5" PRIu64 "K %8" PRIu64 "  %s\n", name,
-			    memstat_get_count(m), (memstat_get_bytes(m) + 1023) / 1024,
-			    memstat_get_numallocs(m), sizes);
+			printf("%13s %5" PRId64 " %5" PRId64 "K %8" PRIu64 "  %s\n", name,
+			    inuse, memuse, memstat_get_numallocs(m), sizes);
 		if (o->percpu) {
 			unsigned c;
 			for (c = 0; c < memstat_get_maxcpus(m); c++) {

@@ -20,11 +20,14 @@ clean(char *dst, size_t len, const char *s)
 int
 cmd_probes(kvs_t *kd, const struct opts *o)
 {
-	kvmprof_probes_t *p = kvmprof_probes_read(kd, o->all);
+	kvmprof_probes_t *p;
 	size_t i;
 	unsigned c;
 
-	if (p == NULL) {
+	if (wrong_family(kd, o, "FreeBSD", "probes", "FreeBSD DTrace probes",
+	    "`profile`"))
+		return 1;
+	if ((p = kvmprof_probes_read(kd, o->all)) == NULL) {
 		char e[4 * KVS_ERRBUF_SIZE];
 		clean(e, sizeof(e), kvs_geterr(kd));
 		fprintf(stderr, "kvmstat: %s\n", e);
@@ -102,6 +105,9 @@ cmd_profil(kvs_t *kd, const struct opts *o)
 	size_t n, i;
 	char name[128];
 
+	if (wrong_family(kd, o, "FreeBSD", "profil", "FreeBSD processes' profil(2) buffers",
+	    "`profile`"))
+		return 1;
 	if (kvmprof_profil_read(kd, &v, &n) != 0) {
 		char e[4 * KVS_ERRBUF_SIZE];
 		clean(e, sizeof(e), kvs_geterr(kd));

@@ -53,7 +53,10 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		}
 	}
 	if (memstat_kvm_slab(l, kd) < 0) {
-		print_error(kd, l, o->json);
+		/* Asked only now: the family's question reads the Linux log. */
+		if (!wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
+		    "`zone` or `malloc`"))
+			print_error(kd, l, o->json);
 		memstat_mtl_free(l);
 		return 1;
 	}

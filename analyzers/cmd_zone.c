@@ -13,6 +13,20 @@
 #include "cli.h"
 #include "memstat.h"
 
+/* Items and bytes in use are allocations less frees: signed in every
+ * format (cli.h, signed_count). */
+static int64_t
+count_of(const struct memory_type *mt)
+{
+	return signed_count(memstat_get_count(mt));
+}
+
+static int64_t
+bytes_of(const struct memory_type *mt)
+{
+	return signed_count(memstat_get_bytes(mt));
+}
+
 int
 cmd_zone(kvs_t *kd, const struct opts *o)
 {
@@ -24,6 +38,10 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 
 	if (l == NULL)
 		return 1;
+	if (wrong_family(kd, o, "FreeBSD", "zone", "FreeBSD UMA zones", "`slab`")) {
+		memstat_mtl_free(l);
+		return 1;
+	}
 	if (memstat_kvm_uma(l, kd) < 0) {
 		int err = memstat_mtl_geterror(l);
 		const char *msg = err == MEMSTAT_ERROR_KVM || err == MEMSTAT_ERROR_VERSION ?
@@ -56,14 +74,14 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 			csv_field(stdout, addr, false);
 			csv_u64(stdout, memstat_get_size(mt), false);
 			csv_u64(stdout, memstat_get_countlimit(mt), false);
-			csv_u64(stdout, memstat_get_count(mt), false);
+			csv_i64(stdout, signed_count(memstat_get_count(mt)), false);
 			csv_u64(stdout, memstat_get_free(mt), false);
 			csv_u64(stdout, memstat_get_numallocs(mt), false);
 			csv_u64(stdout, memstat_get_numfrees(mt), false);
 			csv_u64(stdout, memstat_get_failures(mt), false);
 			csv_u64(stdout, memstat_get_sleeps(mt), false);
 			csv_u64(stdout, memstat_get_xdomain(mt), false);
-			csv_u64(stdout, memstat_get_bytes(mt), false);
+			csv_i64(stdout, signed_count(memstat_get_bytes(mt)), false);
 			csv_end(stdout);
 		}
 		memstat_mtl_free(l);
@@ -80,7 +98,7 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 			json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
 #define U(k, f) json_object_set_new(r, k, json_integer((json_int_t)f(mt)))
 			U("size", memstat_get_size); U("limit", memstat_get_countlimit);
-			U("used", memstat_get_count); U("free", memstat_get_free);
+			U("used", count_of); U("free", memstat_get_free);
 			U("requests", memstat_get_numallocs); U("fail", memstat_get_failures);
 			U("sleep", memstat_get_sleeps); U("xdomain", memstat_get_xdomain);
 #undef U
@@ -106,8 +124,8 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 #define U(k, f) json_object_set_new(r, k, json_integer((json_int_t)f(mt)))
 			U("size", memstat_get_size); U("rsize", memstat_get_rsize);
 			U("limit", memstat_get_countlimit); U("byteslimit", memstat_get_byteslimit);
-			U("count", memstat_get_count); U("free", memstat_get_free);
-			U("bytes", memstat_get_bytes);
+			U("count", count_of); U("free", memstat_get_free);
+			U("bytes", bytes_of);
 			U("requests", memstat_get_numallocs); U("frees", memstat_get_numfrees);
 			U("failures", memstat_get_failures); U("sleeps", memstat_get_sleeps);
 			U("xdomain", memstat_get_xdomain); U("zonefree", memstat_get_zonefree);
@@ -158,16 +176,17 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 		strcat(name, ":");
 		if (strcmp(fmt, "15") == 0) {
 			int w = 26 - (int)strlen(name);
-			printf("%s%*" PRIu64 ",%7" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
+			printf("%s%*" PRIu64 ",%7" PRIu64 ",%8" PRId64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
 			    ",%4" PRIu64 ",%4" PRIu64 "\n", name, w < 1 ? 1 : w, memstat_get_size(mt),
-			    memstat_get_countlimit(mt), memstat_get_count(mt), memstat_get_free(mt),
+			    memstat_get_countlimit(mt), signed_count(memstat_get_count(mt)),
+			    memstat_get_free(mt),
 			    memstat_get_numallocs(mt), memstat_get_failures(mt), memstat_get_sleeps(mt),
 			    memstat_get_xdomain(mt));
 			continue;
 		}
-		printf("%-20s %6" PRIu64 ", %6" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
+		printf("%-20s %6" PRIu64 ", %6" PRIu64 ",%8" PRId64 ",%8" PRIu64 ",%8" PRIu64 ",%4" PRIu64
 		    ",%4" PRIu64, name, memstat_get_size(mt), memstat_get_countlimit(mt),
-		    memstat_get_count(mt), memstat_get_free(mt), memstat_get_numallocs(mt),
+		    signed_count(memstat_get_count(mt)), memstat_get_free(mt), memstat_get_numallocs(mt),
 		    memstat_get_failures(mt), memstat_get_sleeps(mt));
 		if (strcmp(fmt, "12") != 0)
 			printf(",%4" PRIu64, memstat_get_xdomain(mt));

@@ -1,9 +1,12 @@
 /* emit.c - text/JSON emitter shared by every kvmstat command. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "options.h"
 
 void
 emit_init(struct emitter *e, bool json, FILE *out)
@@ -67,6 +70,29 @@ csv_u64(FILE *f, uint64_t v, bool first)
 }
 
 void
+csv_i64(FILE *f, int64_t v, bool first)
+{
+	fprintf(f, "%s%" PRId64, first ? "" : ",", v);
+}
+
+int64_t
+signed_count(uint64_t v)
+{
+	return (int64_t)v;
+}
+
+int64_t
+kbytes_signed(int64_t bytes)
+{
+	/* |bytes| / 1024 rounded up, the sign kept: vmstat's "(bytes + 1023) /
+	 * 1024" for a positive figure, -64 for -65216. */
+	uint64_t mag = bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes;
+	int64_t k = (int64_t)((mag + 1023) / 1024);
+
+	return bytes < 0 ? -k : k;
+}
+
+void
 csv_end(FILE *f)
 {
 	fputs("\r\n", f);
@@ -126,4 +152,125 @@ emit_finish(struct emitter *e)
 		e->root = NULL;
 	}
 	return rc == 0 && fflush(e->out) == 0 ? 0 : 1;
+}
+
+/* "14.1" from "FreeBSD 14.1-RELEASE ...", "6.1" from "Linux version 6.1.0-...":
+ * the first word that starts with a digit, up to its second number. */
+static void
+kernel_release(const char *v, char *buf, size_t len)
+{
+	const char *p;
+	size_t n;
+
+	buf[0] = '\0';
+	for (p = v; p != NULL && *p != '\0'; p++) {
+		if (!isdigit((unsigned char)*p) || (p > v && p[-1] != ' '))
+			continue;
+		n = strspn(p, "0123456789");
+		if (p[n] == '.' && isdigit((unsigned char)p[n + 1]))
+			n += 1 + strspn(p + n + 1, "0123456789");
+		snprintf(buf, len, " %.*s", (int)(n < 32 ? n : 32), p);
+		return;
+	}
+}
+
+int
+wrong_family(kvs_t *kd, const struct opts *o, const char *os, const char *cmd,
+    const char *reads, const char *try_)
+{
+	struct kvs_kernelinfo ki;
+	char rel[40], msg[512];
+
+	if (kvs_kernel_info(kd, &ki) != 0 || ki.os == NULL || strcmp(ki.os, os) == 0)
+		return 0;
+	kernel_release(ki.version, rel, sizeof(rel));
+	snprintf(msg, sizeof(msg), "`%s` reads %s; this is a %s%s kernel (try %s)", cmd, reads,
+	    ki.os, rel, try_);
+	fprintf(stderr, "kvmstat: %s\n", msg);
+	if (o->json)
+		json_error("family", msg);
+	return 1;
+}
+
+/* A document printed on stdout; its exit status. */
+static int
+print_doc(json_t *root)
+{
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	putchar('\n');
+	json_decref(root);
+	return rc == 0 && fflush(stdout) == 0 ? 0 : 1;
+}
+
+static json_t *
+doc_new(void)
+{
+	json_t *root = json_object();
+
+	json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
+	return root;
+}
+
+int
+emit_version_json(const char *version)
+{
+	json_t *root = doc_new();
+
+	json_object_set_new(root, "program", json_string("kvmstat"));
+	json_object_set_new(root, "version", json_string(version));
+	return print_doc(root);
+}
+
+static json_t *
+command_json(const struct command *c)
+{
+	json_t *j = json_object(), *fm = json_array();
+	const char *p = c->formats;
+
+	json_object_set_new(j, "name", json_string(c->name));
+	json_object_set_new(j, "summary", json_string(c->help));
+	json_object_set_new(j, "usage", json_string(c->usage));
+	while (p != NULL && *p != '\0') {
+		size_t n = strcspn(p, "|");
+		json_array_append_new(fm, json_stringn(p, n));
+		p += n + (p[n] == '|');
+	}
+	json_object_set_new(j, "formats", fm);
+	return j;
+}
+
+int
+emit_help_json(const struct command *c, const struct command *all, size_t n)
+{
+	json_t *root = doc_new(), *cmds = json_array();
+	size_t i;
+
+	json_object_set_new(root, "usage", json_string("kvmstat [-M core] [-N kernel] [--raw] "
+	    "[--no-verify] [--json] command [options]"));
+	if (c != NULL)
+		json_array_append_new(cmds, command_json(c));
+	else
+		for (i = 0; i < n; i++)
+			json_array_append_new(cmds, command_json(&all[i]));
+	json_object_set_new(root, "commands", cmds);
+	return print_doc(root);
+}
+
+int
+emit_wrote_json(const char *command, const char *path, int64_t bytes, json_t *extra)
+{
+	json_t *root = doc_new();
+	struct stat st;
+
+	if (bytes < 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		bytes = (int64_t)st.st_size;
+	json_object_set_new(root, "command", json_string(command));
+	json_object_set_new(root, "path", json_dumpstr(path));
+	json_object_set_new(root, "bytes", bytes >= 0 ? json_integer(bytes) : json_null());
+	if (extra != NULL) {
+		json_object_update(root, extra);
+		json_decref(extra);
+	}
+	return print_doc(root);
 }
