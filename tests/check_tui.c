@@ -12,6 +12,13 @@
  * end_to_end, screens_at_sizes, batch_malloc_sizes and batch_when_piped
  * (a raw ESC on stdout) - tried, then restored.
  *
+ * Issue 27 (item 10): columns shown whole at every width (batch_columns_whole),
+ * a filter's totals (end_to_end), a dump read once (batch_when_piped,
+ * static_dump_and_zone_percpu), the per-CPU screen of a UMA zone, --version,
+ * an unknown TERM and an unwritable stdout (version_term_full), one key help
+ * in the program, README.md and kvmtop.1 (help_is_one_text), and no option
+ * in README.md that kvmtop lacks (readme_options_exist).
+ *
  * tmux (and python3, for the live fixture) are required oracles (see
  * testutil.c): without them the suite fails.
  */
@@ -174,6 +181,12 @@ START_TEST(end_to_end)
 		ck_assert_msg(strncmp(r, "dev", 3) == 0, "filter let through: %.30s", r);
 	}
 	ck_assert_int_ge(i, 2);                         /* devbuf x2, devstat */
+	/* The header's totals are the filtered rows', and say so. */
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "types %d (filtered: %d of ", i, i);
+		ck_assert_msg(strstr(s, want) != NULL, "no '%s' in the header:\n%s", want, s);
+	}
 	free(s);
 	keys("Escape");
 	keys("/");
@@ -747,7 +760,9 @@ START_TEST(batch_bad_options)
 END_TEST
 
 /* Not a terminal and no -b: still batch, no control sequence, and N frames
- * with -n N (the bug: `kvmtop --iterations 1 | cat` drew curses). */
+ * with -n N (the bug: `kvmtop --iterations 1 | cat` drew curses).  A dump
+ * is read once: every frame shows that one reading (issue 27: it was
+ * re-read every interval, "refresh #3"). */
 START_TEST(batch_when_piped)
 {
 	char cmd[4096], *out, *p;
@@ -762,7 +777,10 @@ START_TEST(batch_when_piped)
 	for (p = out; (p = strstr(p, "kvmtop: malloc types")) != NULL; p++)
 		frames++;
 	ck_assert_int_eq(frames, 3);
-	ck_assert_ptr_nonnull(strstr(out, "refresh #3 "));
+	ck_assert_msg(strstr(out, "refresh #") == NULL, "a dump was refreshed:\n%s", out);
+	for (frames = 0, p = out; (p = strstr(p, "\ndump read once (")) != NULL; p++)
+		frames++;
+	ck_assert_int_eq(frames, 3);
 	free(out);
 }
 END_TEST
@@ -797,7 +815,8 @@ assert_screen_is_frame(const char *scr_in, const char *batch_args, int w, int h,
 	ck_assert_int_eq(nb, h + 1);
 	for (y = 0; y < h - 1; y++) {
 		if (y == 2) {
-			ck_assert_msg(strncmp(sl[y], "refresh #", 9) == 0, "%s: row 2 '%s'", what, sl[y]);
+			ck_assert_msg(strncmp(sl[y], "refresh #", 9) == 0 ||
+			    strncmp(sl[y], "dump read once (", 16) == 0, "%s: row 2 '%s'", what, sl[y]);
 			continue;
 		}
 		ck_assert_msg(strcmp(sl[y], bl[y]) == 0, "%s %dx%d row %d:\n screen '%s'\n batch  '%s'",
@@ -961,6 +980,384 @@ START_TEST(defaults_and_demo)
 }
 END_TEST
 
+
+/* ------------------------------------------------------ issue 27, item 10 */
+
+static bool
+known_title(const char *w)
+{
+	static const char *const t[] = { "TYPE", "ZONE", "CACHE", "ADDRESS", "INUSE", "MEMUSE(K)",
+		"REQUESTS", "dINUSE", "dMEM(K)", "REQ/s", "SIZES", "SIZE", "USED", "FREE", "FAIL",
+		"dUSED", "OBJS", "ACTIVE", "USE%", "OBJSIZE", "SLABS", "OBJ/SLAB", "CACHE(K)" };
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(w, t[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The malloc type of the truth shown as `name` with `inuse` objects. */
+static json_t *
+truth_type(json_t *types, const char *name, uint64_t inuse)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(types); i++) {
+		json_t *t = json_array_get(types, i);
+		char want[128];
+		shown_name(want, sizeof(want), json_string_value(json_object_get(t, "name")), 18);
+		if (strcmp(want, name) == 0 && jget(t, "inuse") == inuse)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * At every width a column is whole or absent (issue 27: at 80 columns SIZES
+ * was cut mid-number and the zones' header ended in "dM"): the header's
+ * words are whole titles, every row has one cell per title, and a malloc
+ * type's SIZES are its first sizes, whole, then "+N" for the N left out.
+ */
+START_TEST(batch_columns_whole)
+{
+	static const int widths[] = { 40, 60, 80, 100, 120 };
+	static const char *const views[] = { "", "-a", "--view zones", "--view zones -a", "slab",
+		"slab -a" };
+	json_t *truth = load_truth("fbsd14/truth.json");
+	json_t *types = json_object_get(json_object_get(truth, "malloc"), "types");
+	size_t k, v;
+
+	for (v = 0; v < sizeof(views) / sizeof(views[0]); v++)
+		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			char args[2048], *out, *lines[512], hdr[1024], *wd[32];
+			bool slab = strncmp(views[v], "slab", 4) == 0;
+			int namew = slab ? 20 : 18, w = widths[k], n, r, nt, st, i;
+
+			if (slab)
+				snprintf(args, sizeof(args), "-N %s -M %s %s", fixture_path("linux-kaslr/vmlinux"),
+				    fixture_path("linux-nokaslr/vmcore"), views[v] + 4);
+			else
+				snprintf(args, sizeof(args), "%s", fbsd_args(views[v]));
+			out = batch(args, w, 0, &st);
+			ck_assert_msg(st == 0, "%s: %s", args, out);
+			assert_plain(out, w);
+			n = frame_lines(out, lines, 512);
+			snprintf(hdr, sizeof(hdr), "%s", lines[4]);
+			nt = words(hdr, wd, 32);
+			for (i = 0; i < nt; i++)
+				ck_assert_msg(known_title(wd[i]), "'%s' at %d: header word '%s' is no title: %s",
+				    views[v], w, wd[i], lines[4]);
+			ck_assert_int_ge(nt, 2);
+			for (r = 5; r < n && lines[r][0] != '\0'; r++) {
+				char cells[1024], *cw[32];
+				int nc;
+				snprintf(cells, sizeof(cells), "%s", (int)strlen(lines[r]) > namew ?
+				    lines[r] + namew : "");
+				nc = words(cells, cw, 32);
+				if (strcmp(wd[nt - 1], "SIZES") == 0) {
+					/* The sizes: one word, maybe empty, maybe "+N" after. */
+					char name[32], want[256] = "";
+					json_t *t, *sz;
+					size_t j, left, o = 0, shown = 0;
+					const char *got;
+					snprintf(name, sizeof(name), "%.18s", lines[r]);
+					for (j = strlen(name); j > 0 && name[j - 1] == ' '; j--)
+						name[j - 1] = '\0';
+					t = truth_type(types, name, u(cw[strchr(views[v], 'a') ? 1 : 0]));
+					ck_assert_msg(t != NULL, "row '%s' is no type of the truth", lines[r]);
+					sz = json_object_get(t, "sizes");
+					ck_assert_msg(nc >= nt - 2 && nc <= nt, "row '%s': %d cells", lines[r], nc);
+					got = nc >= nt - 1 ? cw[nt - 2] : "";
+					if (got[0] == '+')
+						got = "";       /* only "+N" */
+					for (j = 0; j < json_array_size(sz); j++) {
+						char one[32];
+						snprintf(one, sizeof(one), "%s%llu", j ? "," : "",
+						    (unsigned long long)jnum(json_array_get(sz, j)));
+						if (strncmp(got + o, one, strlen(one)) != 0)
+							break;
+						o += strlen(one);
+						shown++;
+					}
+					ck_assert_msg(got[o] == '\0', "width %d: SIZES '%s' cut in a number (row '%s')",
+					    w, got, lines[r]);
+					left = json_array_size(sz) - shown;
+					if (left > 0) {
+						snprintf(want, sizeof(want), "+%zu", left);
+						ck_assert_msg(strcmp(cw[nc - 1], want) == 0,
+						    "width %d: '%s' leaves %zu sizes out unsaid", w, lines[r], left);
+					} else
+						ck_assert_msg(cw[nc - 1][0] != '+', "row '%s'", lines[r]);
+					continue;
+				}
+				ck_assert_msg(nc == nt - 1, "'%s' at %d: row '%s' has %d cells for %d titles",
+				    views[v], w, lines[r], nc, nt - 1);
+			}
+			free(out);
+		}
+	json_decref(truth);
+}
+END_TEST
+
+/* --version; a TERM curses does not know gives batch frames and a note,
+ * not an exit; an unwritable stdout is an error (exit 1, said). */
+START_TEST(version_term_full)
+{
+	char cmd[8192], *out, sdir[512], rcf[600], errf[600], *scr = NULL;
+	int st, k;
+	size_t len;
+
+	snprintf(cmd, sizeof(cmd), "%s --version", build_path("tui/kvmtop"));
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 0 && strncmp(out, "kvmtop ", 7) == 0 && out[7] >= '0' && out[7] <= '9' &&
+	    strchr(out, '\n') == out + strlen(out) - 1, "--version (exit %d): %s", st, out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s -b -n 2 %s 2>&1 >/dev/full", build_path("tui/kvmtop"), fbsd_args(""));
+	out = run_capture(cmd, &st);
+	ck_assert_msg(st == 1 && strstr(out, "kvmtop: writing standard output") != NULL,
+	    "> /dev/full: exit %d: %s", st, out);
+	free(out);
+
+	snprintf(sdir, sizeof(sdir), "%s", test_tmpdir());
+	snprintf(rcf, sizeof(rcf), "%s/term.rc", sdir);
+	snprintf(errf, sizeof(errf), "%s/term.err", sdir);
+	snprintf(cmd, sizeof(cmd), "tmux new-session -d -s %s -x 100 -y 80 "
+	    "'env TERM=nosuchterm %s %s 2>%s; echo $? >%s; sleep 30' >/dev/null 2>&1", sess_raw,
+	    build_path("tui/kvmtop"), fbsd_args(""), errf, rcf);
+	ck_assert_int_eq(system(cmd), 0);
+	for (k = 0; k < 100 && access(rcf, R_OK) != 0; k++)
+		usleep(100 * 1000);
+	usleep(200 * 1000);
+	scr = capture(sess_raw);
+	snprintf(cmd, sizeof(cmd), "tmux kill-session -t %s >/dev/null 2>&1", sess_raw);
+	(void)!system(cmd);
+	out = read_file(rcf, &len);
+	ck_assert_msg(out != NULL && atoi(out) == 0, "TERM=nosuchterm: exit %s", out ? out : "(none)");
+	free(out);
+	out = read_file(errf, &len);
+	ck_assert_msg(out != NULL && strstr(out, "kvmtop: cannot use terminal type 'nosuchterm'; batch mode") != NULL,
+	    "TERM=nosuchterm: stderr '%s'", out ? out : "");
+	free(out);
+	ck_assert_msg(scr != NULL && strstr(scr, "kvmtop: malloc types - ") != NULL &&
+	    strstr(scr, "devbuf") != NULL, "no batch frame on the terminal:\n%s", scr ? scr : "");
+	free(scr);
+}
+END_TEST
+
+/* A dump in the terminal is read once (issue 27: it was re-read every
+ * interval); the per-CPU screen of a UMA zone shows the items each CPU
+ * caches and each domain's free items, as the truth has them. */
+START_TEST(static_dump_and_zone_percpu)
+{
+	json_t *truth = load_truth("fbsd14/truth.json");
+	json_t *zones = json_object_get(json_object_get(truth, "uma"), "zones"), *z = NULL, *pc;
+	char cmd[4096], *scr = NULL, *p, name[128];
+	const char *key;
+	json_t *val;
+	size_t i;
+	int k;
+
+	snprintf(cmd, sizeof(cmd), "new-session -d -s %s -x 100 -y 40 'env TERM=screen %s %s -w 0.2 "
+	    "--view zones'", sess_scr, build_path("tui/kvmtop"), fbsd_args(""));
+	tmux("%s", cmd);
+	for (k = 0; k < 50; k++) {
+		usleep(200 * 1000);
+		scr = capture(sess_scr);
+		if (scr != NULL && strstr(scr, "ZONE") != NULL)
+			break;
+		free(scr);
+		scr = NULL;
+	}
+	ck_assert_msg(scr != NULL, "kvmtop never drew its zones");
+	free(scr);
+	usleep(1500 * 1000);                            /* 7 intervals */
+	scr = capture(sess_scr);
+	ck_assert_msg(strstr(scr, "\ndump read once (") != NULL && strstr(scr, "refresh #") == NULL,
+	    "a dump re-read:\n%s", scr);
+	free(scr);
+
+	skeys("Enter");
+	scr = capture(sess_scr);
+	p = strstr(scr, "per-CPU: ");
+	ck_assert_msg(p != NULL, "no per-CPU screen:\n%s", scr);
+	snprintf(name, sizeof(name), "%s", p + 9);
+	*strstr(name, " at 0x") = '\0';
+	for (i = 0; i < json_array_size(zones) && z == NULL; i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(zones, i), "name")), name) == 0)
+			z = json_array_get(zones, i);
+	ck_assert_msg(z != NULL, "per-CPU of '%s', no zone of the truth", name);
+	ck_assert_ptr_nonnull(strstr(scr, "CACHED"));
+	pc = json_object_get(z, "percpu_free");
+	ck_assert_int_gt(json_object_size(pc), 0);
+	json_object_foreach(pc, key, val) {
+		char want[128];
+		snprintf(want, sizeof(want), "\n%-8s %14llu ", key, (unsigned long long)jnum(val));
+		ck_assert_msg(strstr(scr, want) != NULL, "CPU %s caches %llu of %s, not shown:\n%s", key,
+		    (unsigned long long)jnum(val), name, scr);
+	}
+	for (i = 0; i < json_array_size(json_object_get(z, "domain_zonefree")); i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "\ndomain%-2zu %14s %14s %12llu %12llu", i, "", "",
+		    (unsigned long long)jnum(json_array_get(json_object_get(z, "domain_zonefree"), i)),
+		    (unsigned long long)jnum(json_array_get(json_object_get(z, "domain_kegfree"), i)));
+		ck_assert_msg(strstr(scr, want) != NULL, "domain %zu of %s not shown:\n%s", i, name, scr);
+	}
+	free(scr);
+	skeys("q");
+	json_decref(truth);
+}
+END_TEST
+
+/* Words of a man page line, mdoc's Ic/No and commas dropped, \& and \ cut. */
+static void
+mdoc_keys(const char *line, char *out, size_t len)
+{
+	char b[512], *save = NULL, *t;
+	size_t o = 0;
+
+	snprintf(b, sizeof(b), "%s", line);
+	out[0] = '\0';
+	for (t = strtok_r(b, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
+		char w[64];
+		size_t i, j = 0;
+		if (strcmp(t, ".It") == 0 || strcmp(t, "Ic") == 0 || strcmp(t, "No") == 0 ||
+		    strcmp(t, ",") == 0)
+			continue;
+		for (i = 0; t[i] != '\0' && j < sizeof(w) - 1; i++) {
+			if (t[i] == '\\' && t[i + 1] == '&') {
+				i++;
+				continue;
+			}
+			if (t[i] == '\\')
+				continue;
+			w[j++] = t[i];
+		}
+		w[j] = '\0';
+		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? " " : "", w);
+	}
+}
+
+/*
+ * The key help is one text: every line of the help screen (keys, then
+ * their words) is a row of README.md's kvmtop key table and an item of
+ * kvmtop.1's Keys list, and neither has a key the screen lacks (issue 27:
+ * the three differed).
+ */
+START_TEST(help_is_one_text)
+{
+	const char *src = getenv("KVS_SRCDIR");
+	char path[1024], *out, *lines[128], *readme, *man, *keys;
+	int n, i, nhelp = 0, nreadme = 0, nman = 0;
+	size_t len;
+
+	ck_assert_ptr_nonnull(src);
+	out = batch(fbsd_args("--view help"), 120, 0, NULL);
+	n = frame_lines(out, lines, 128);
+	snprintf(path, sizeof(path), "%s/README.md", src);
+	readme = read_file(path, &len);
+	ck_assert_ptr_nonnull(readme);
+	snprintf(path, sizeof(path), "%s/man/kvmtop.1", src);
+	man = read_file(path, &len);
+	ck_assert_ptr_nonnull(man);
+	keys = strstr(man, ".Ss Keys");
+	ck_assert_ptr_nonnull(keys);
+	for (i = 4; i < n; i++) {
+		char k[128], d[256], row[512], item[512], *sep, *p;
+		size_t o = 0;
+		if (lines[i][0] != ' ' || lines[i][1] == ' ' || lines[i][1] == '\0')
+			continue;
+		sep = strstr(lines[i] + 1, "  ");
+		ck_assert_msg(sep != NULL, "help line '%s'", lines[i]);
+		snprintf(k, sizeof(k), "%.*s", (int)(sep - lines[i] - 1), lines[i] + 1);
+		for (p = sep; *p == ' '; p++)
+			;
+		snprintf(d, sizeof(d), "%s", p);
+		nhelp++;
+		/* README: | `k1` `k2` | words | */
+		{
+			char tmp[128], *save = NULL, *t;
+			snprintf(tmp, sizeof(tmp), "%s", k);
+			o = (size_t)snprintf(row, sizeof(row), "|");
+			for (t = strtok_r(tmp, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
+				o += (size_t)snprintf(row + o, sizeof(row) - o, " `%s`", t);
+			snprintf(row + o, sizeof(row) - o, " | %s |\n", d);
+		}
+		ck_assert_msg(strstr(readme, row) != NULL, "README.md lacks the key row '%s'", row);
+		/* kvmtop.1: .It with those keys, then the words. */
+		snprintf(item, sizeof(item), "\n%s\n", d);
+		for (p = keys; (p = strstr(p, "\n.It ")) != NULL && p < keys + strlen(keys); p++) {
+			char l[512], kk[256];
+			const char *e = strchr(p + 1, '\n');
+			snprintf(l, sizeof(l), "%.*s", (int)(e - p - 1), p + 1);
+			mdoc_keys(l, kk, sizeof(kk));
+			if (strcmp(kk, k) == 0 && strncmp(e, item, strlen(item)) == 0)
+				break;
+		}
+		ck_assert_msg(p != NULL, "kvmtop.1 lacks the key item '%s': %s", k, d);
+	}
+	ck_assert_int_ge(nhelp, 10);
+	/* Nothing more in either. */
+	{
+		const char *p = strstr(readme, "| keys | action |");
+		ck_assert_ptr_nonnull(p);
+		for (p = strchr(p, '\n') + 1; strncmp(p, "| ", 2) == 0; p = strchr(p, '\n') + 1)
+			nreadme += strncmp(p, "| `", 3) == 0;
+		const char *q = strstr(keys, "\n.Bl ");
+		const char *end = strstr(q, "\n.El");
+		for (q = strstr(q, "\n.It "); q != NULL && q < end; q = strstr(q + 1, "\n.It "))
+			nman++;
+	}
+	ck_assert_int_eq(nreadme, nhelp);
+	ck_assert_int_eq(nman, nhelp);
+	free(out);
+	free(readme);
+	free(man);
+}
+END_TEST
+
+/* Every --option README.md's kvmtop section names is one kvmtop takes
+ * (issue 27: it named a --json kvmtop never had). */
+START_TEST(readme_options_exist)
+{
+	const char *src = getenv("KVS_SRCDIR");
+	char path[1024], cmd[2048], *readme, *usage, *sec, *end, *p;
+	size_t len;
+	int st, n = 0;
+
+	ck_assert_ptr_nonnull(src);
+	snprintf(path, sizeof(path), "%s/README.md", src);
+	readme = read_file(path, &len);
+	ck_assert_ptr_nonnull(readme);
+	snprintf(cmd, sizeof(cmd), "%s -h", build_path("tui/kvmtop"));
+	usage = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	sec = strstr(readme, "\n### kvmtop\n");
+	ck_assert_ptr_nonnull(sec);
+	end = strstr(sec + 1, "\n### ");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	for (p = sec; (p = strstr(p, "--")) != NULL; p += 2) {
+		char opt[64];
+		size_t k = 0;
+		if (p[2] < 'a' || p[2] > 'z')
+			continue;
+		while (k < sizeof(opt) - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '-'))
+			opt[k] = p[k], k++;
+		opt[k] = '\0';
+		n++;
+		ck_assert_msg(strstr(usage, opt) != NULL, "README's kvmtop section names %s; kvmtop -h:\n%s",
+		    opt, usage);
+	}
+	ck_assert_int_ge(n, 5);
+	ck_assert_msg(strstr(sec, "With no arguments it opens the bundled dump") == NULL,
+	    "README says no arguments open the bundled dump");
+	free(usage);
+	free(readme);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -975,6 +1372,8 @@ main(void)
 	tcase_add_test(tc, end_to_end);
 	tcase_add_test(tc, raw_output_escapes_names);
 	tcase_add_test(tc, screens_at_sizes);
+	tcase_add_test(tc, version_term_full);
+	tcase_add_test(tc, static_dump_and_zone_percpu);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("batch");
 	tcase_set_timeout(tc, 120);
@@ -987,6 +1386,9 @@ main(void)
 	tcase_add_test(tc, batch_bad_options);
 	tcase_add_test(tc, batch_when_piped);
 	tcase_add_test(tc, defaults_and_demo);
+	tcase_add_test(tc, batch_columns_whole);
+	tcase_add_test(tc, help_is_one_text);
+	tcase_add_test(tc, readme_options_exist);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	{

@@ -1,7 +1,9 @@
 /*
  * check_tui_model.c - kvmtop's model without curses: deltas and rates from
  * history kept in caller slots, sorting by every column, filtering, a failed
- * refresh keeping the last good rows, and no reallocation per tick.
+ * refresh keeping the last good rows, and no reallocation per tick; the
+ * totals of a filtered view, the columns that fit a width, and the per-CPU
+ * figures of UMA zones.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -163,6 +165,139 @@ START_TEST(empty_list)
 }
 END_TEST
 
+/* A filter's totals are those of the rows it shows (issue 27): the header
+ * says "filtered: N of M", with nall the M. */
+START_TEST(filter_totals)
+{
+	struct model m;
+	uint64_t r1[] = { 100, 400, 300, 200 }, u1[] = { 40, 10, 30, 20 };
+
+	ck_assert_int_eq(model_init(&m), 0);
+	fake_refresh(&m, r1, u1, 4);
+	model_update(&m, true, NULL, 1.0, 0.1);
+	ck_assert_uint_eq(m.nall, 4);
+	ck_assert_uint_eq(m.total_requests, 1000);
+	ck_assert_uint_eq(m.total_inuse, 100);
+	model_set_filter(&m, "a");                        /* alpha, bravo, charlie, delta */
+	ck_assert_uint_eq(m.nrows, 4);
+	model_set_filter(&m, "ar");                       /* charlie */
+	ck_assert_uint_eq(m.nrows, 1);
+	ck_assert_uint_eq(m.nall, 4);
+	ck_assert_uint_eq(m.total_requests, 300);
+	ck_assert_uint_eq(m.total_inuse, 30);
+	ck_assert_uint_eq(m.total_bytes, 30 * 64);
+	model_set_filter(&m, "nosuch");
+	ck_assert_uint_eq(m.total_requests, 0);
+	ck_assert_uint_eq(m.total_bytes, 0);
+	model_set_filter(&m, "");
+	ck_assert_uint_eq(m.total_requests, 1000);
+	model_free(&m);
+}
+END_TEST
+
+/* The columns that fit a width: never wider than it (the rest-of-line
+ * SIZES counted at its least), the name always first, the memory in use
+ * kept while it fits with the name (and address), every column at 200. */
+START_TEST(columns_fit_width)
+{
+	static const int alloc[] = { ALLOCATOR_MALLOC, ALLOCATOR_UMA, ALLOCATOR_SLAB };
+	static const int widths[] = { 30, 40, 60, 79, 80, 100, 120, 200 };
+	struct model m;
+	size_t a, k, i;
+	int addr;
+
+	ck_assert_int_eq(model_init(&m), 0);
+	for (a = 0; a < 3; a++)
+		for (addr = 0; addr < 2; addr++)
+			for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+				const struct column *all, *fit;
+				size_t nall, n;
+				int sum = 0, w = widths[k];
+				bool mem = false, ad = false;
+				m.allocator = alloc[a];
+				m.show_addr = addr != 0;
+				nall = model_columns(&m, &all);
+				n = model_fit_columns(&m, w, &fit);
+				ck_assert_uint_ge(n, 1);
+				ck_assert_int_eq(fit[0].col, COL_NAME);
+				for (i = 0; i < n; i++) {
+					sum += fit[i].width ? fit[i].width : COL_REST_MIN;
+					mem |= fit[i].col == COL_MEMUSE || fit[i].col == COL_CACHESIZE;
+					ad |= fit[i].col == COL_ADDR;
+				}
+				ck_assert_msg(sum <= w, "allocator %d addr %d: %d columns wide at %d", alloc[a],
+				    addr, sum, w);
+				if (w >= fit[0].width + 10 + (addr ? 19 : 0))
+					ck_assert_msg(mem, "allocator %d addr %d width %d: memory left out",
+					    alloc[a], addr, w);
+				if (addr && w >= fit[0].width + 19)
+					ck_assert(ad);
+				if (w == 200)
+					ck_assert_uint_eq(n, nall);
+			}
+	/* 80 columns: the zones keep vmstat -z's figures and lose the deltas;
+	 * the malloc types keep every column. */
+	m.show_addr = false;
+	m.allocator = ALLOCATOR_MALLOC;
+	{
+		const struct column *all, *fit;
+		ck_assert_uint_eq(model_fit_columns(&m, 80, &fit), model_columns(&m, &all));
+		m.allocator = ALLOCATOR_UMA;
+		size_t n = model_fit_columns(&m, 80, &fit);
+		bool fail = false, dused = false;
+		for (i = 0; i < n; i++) {
+			fail |= fit[i].col == COL_FAIL;
+			dused |= fit[i].col == COL_DINUSE;
+		}
+		ck_assert(fail && !dused);
+	}
+	model_free(&m);
+}
+END_TEST
+
+/* UMA zones have per-CPU figures: the items each CPU caches (the list's
+ * per-CPU free counts) and each domain's free items (issue 27: the
+ * per-CPU screen was empty for zones). */
+START_TEST(uma_percpu)
+{
+	struct model m;
+	struct memory_type *mt;
+	struct percpu_line l[16];
+	const char *const *ti;
+	int is_new;
+	size_t n;
+
+	ck_assert_int_eq(model_init(&m), 0);
+	ck_assert_int_eq(mtl_refresh_begin(m.list, ALLOCATOR_UMA, 4), 0);
+	mt = mtl_upsert(m.list, ALLOCATOR_UMA, 0x5000, &is_new);
+	ck_assert_ptr_nonnull(mt);
+	mtl_set_name(mt, "mbuf", 0);
+	mt->mt_size = 256;
+	mt->mt_count = 100;
+	ck_assert(mt->mt_percpu_valid);
+	mt->mt_percpu_cache[0].mtp_free = 7;
+	mt->mt_percpu_cache[2].mtp_free = 9;                /* CPUs 1 and 3: none */
+	mt->mt_ndomains = 2;
+	mt->mt_dom_zonefree[0] = 11;
+	mt->mt_dom_kegfree[1] = 13;
+	mtl_refresh_commit(m.list, ALLOCATOR_UMA);
+	model_set_allocator(&m, ALLOCATOR_UMA);
+	model_update(&m, true, NULL, 1.0, 0.1);
+	ck_assert_uint_eq(m.nrows, 1);
+
+	ck_assert_uint_eq(model_percpu_titles(ALLOCATOR_UMA, &ti), 4);
+	ck_assert_str_eq(ti[0], "CACHED");
+	n = model_percpu(m.rows[0].mt, l, 16);
+	ck_assert_uint_eq(n, 4);                            /* CPUs 0 and 2, two domains */
+	ck_assert(!l[0].domain && l[0].id == 0 && l[0].v[0] == 7 && l[0].v[1] == 2);
+	ck_assert(!l[1].domain && l[1].id == 2 && l[1].v[0] == 9 && l[1].v[1] == 3);
+	ck_assert(l[2].domain && l[2].id == 0 && l[2].v[2] == 11 && l[2].v[3] == 0);
+	ck_assert(l[3].domain && l[3].id == 1 && l[3].v[2] == 0 && l[3].v[3] == 13);
+	ck_assert_uint_eq(model_percpu(m.rows[0].mt, l, 1), 1);   /* bounded */
+	model_free(&m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -174,6 +309,9 @@ main(void)
 	tcase_add_test(tc, failed_refresh_keeps_rows);
 	tcase_add_test(tc, no_reallocation_per_tick);
 	tcase_add_test(tc, empty_list);
+	tcase_add_test(tc, filter_totals);
+	tcase_add_test(tc, columns_fit_width);
+	tcase_add_test(tc, uma_percpu);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -130,9 +130,9 @@ input_key(struct tui *t, int key)
 		return ACT_REDRAW;
 	case '<':
 	case '>': {
-		/* The next column of this view, wrapping around. */
+		/* The next column shown, wrapping around. */
 		const struct column *cols;
-		size_t n = model_columns(&t->model, &cols), i;
+		size_t n = model_fit_columns(&t->model, COLS, &cols), i;
 		for (i = 0; i < n && cols[i].col != t->model.sort; i++)
 			;
 		i = i == n ? 0 : key == '>' ? (i + 1) % n : (i + n - 1) % n;
@@ -143,9 +143,9 @@ input_key(struct tui *t, int key)
 		return ACT_REDRAW;
 	default:
 		if (key >= '1' && key <= '9') {
-			/* The n-th column of this view. */
+			/* The n-th column shown. */
 			const struct column *cols;
-			size_t n = model_columns(&t->model, &cols);
+			size_t n = model_fit_columns(&t->model, COLS, &cols);
 			if ((size_t)(key - '1') < n)
 				model_set_sort(&t->model, cols[key - '1'].col);
 			return ACT_REDRAW;

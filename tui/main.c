@@ -8,14 +8,16 @@
  * With neither -M nor -N it watches the running system (the booted kernel
  * and live memory), as kvmstat does, or says what is missing; --demo opens
  * the bundled demo dump.  -M alone lets the library take the dump's own
- * symbols (Linux) or the installed kernel.  The loop refreshes
- * the list (incrementally: no reallocation per tick), redraws, and waits for
- * a key up to the interval.
+ * symbols (Linux) or the installed kernel.  On live memory the loop
+ * refreshes the list (incrementally: no reallocation per tick), redraws, and
+ * waits for a key up to the interval; a dump is read once, per-CPU counters
+ * included, and only redrawn.
  *
- * Batch mode (-b, or whenever stdout is not a terminal), as top -b: N frames
- * of plain text (the same render() the screen shows), no curses and no
- * control sequence, each followed by a blank line.  Without -n: one frame of
- * a dump, endless frames of live memory.
+ * Batch mode (-b, or whenever stdout is not a terminal, or a TERM curses
+ * cannot drive), as top -b: N frames of plain text (the same render() the
+ * screen shows), no curses and no control sequence, each followed by a
+ * blank line; a frame that cannot be written exits 1.  Without -n: one
+ * frame of a dump, endless frames of live memory.
  */
 #include <curses.h>
 #include <errno.h>
@@ -178,8 +180,13 @@ print_frame(struct tui *t, int width, int height)
 		fputc('\n', stdout);
 	}
 	fputc('\n', stdout);
-	fflush(stdout);
 	frame_free(&f);
+	/* A frame that cannot be written (a full disk, a closed pipe) is an
+	 * error, as for any filter: said on stderr, exit 1. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "kvmtop: writing standard output: %s\n", strerror(errno));
+		exit(1);
+	}
 }
 
 static void
@@ -188,8 +195,9 @@ do_refresh(struct tui *t, kvs_t *kd)
 	double t0;
 
 	/* Per-CPU counters only while the drill-down shows them: a refresh
-	 * then writes one record per type instead of one per type and CPU. */
-	memstat_mtl_set_percpu(t->model.list, t->screen == SCR_PERCPU);
+	 * then writes one record per type instead of one per type and CPU.  A
+	 * dump is read once, with them. */
+	memstat_mtl_set_percpu(t->model.list, t->screen == SCR_PERCPU || !t->live);
 	t0 = now();
 	int rc = t->have_uma || t->model.allocator == ALLOCATOR_SLAB ?
 	    memstat_kvm_all(t->model.list, kd) : memstat_kvm_malloc(t->model.list, kd);
@@ -213,8 +221,10 @@ main(int argc, char **argv)
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "no-color", no_argument, NULL, 'C' },
+		{ "no-verify", no_argument, NULL, 'Y' },
 		{ "demo", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kernel = NULL, *core = NULL;
@@ -251,13 +261,19 @@ main(int argc, char **argv)
 		case 'a': addr = true; break;
 		case 'R': flags |= KVS_O_RAW; break;
 		case 'C': t.color = false; break;
+		case 'Y': flags |= KVS_O_NOVERIFY; break;
 		case 'D': demo = true; break;
+		case 'v':
+			printf("kvmtop %s\n", KVS_VERSION);
+			return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 		case 'h':
 			printf("usage: kvmtop [-N kernel] [-M core|/dev/mem|raw-image] [--raw] "
-			    "[-w seconds] [-n N|--iterations N] [--no-color]\n"
+			    "[--no-verify]\n"
+			    "       [-w seconds] [-n N|--iterations N] [--no-color]\n"
 			    "       [-b|--batch] [--width W] [--height H] [-a|--addresses]\n"
 			    "       [--view malloc|zones|slab|info|profile|probes|help]\n"
 			    "       kvmtop --demo [options]\n"
+			    "       kvmtop -h|--help | --version\n"
 			    "  -b      batch mode (also when stdout is not a terminal): N plain-text frames\n"
 			    "  --demo  the bundled demo dump (a FreeBSD 14 minidump)\n"
 			    "  no -M/-N: the running system (booted kernel and live memory)\n");
@@ -376,6 +392,14 @@ main(int argc, char **argv)
 	}
 	do_refresh(&t, kd);
 	done = 1;
+	if (!batch && view_init(&t) != 0) {
+		/* A terminal curses cannot drive: top's batch frames instead. */
+		const char *term = getenv("TERM");
+		char tc[256];
+		sanitize(tc, sizeof(tc), term ? term : "", term ? strlen(term) : 0, false);
+		fprintf(stderr, "kvmtop: cannot use terminal type '%s'; batch mode (as -b)\n", tc);
+		batch = true;
+	}
 	if (batch) {
 		const char *cols = getenv("COLUMNS");
 		if (width == 0 && cols != NULL && atoi(cols) >= 10 && atoi(cols) <= 1000)
@@ -388,6 +412,10 @@ main(int argc, char **argv)
 			print_frame(&t, (int)width, (int)height);
 			if (done >= iterations)
 				break;
+			if (!t.live) {          /* a dump does not change: not re-read */
+				done++;
+				continue;
+			}
 			{
 				struct timespec ts = { (time_t)t.interval,
 				    (long)((t.interval - (double)(time_t)t.interval) * 1e9) };
@@ -398,7 +426,6 @@ main(int argc, char **argv)
 		}
 		goto out_batch;
 	}
-	view_init(&t);
 	for (;;) {
 		double next = now() + t.interval;
 		view_draw(&t);
@@ -409,7 +436,9 @@ main(int argc, char **argv)
 			int key;
 			if (left <= 0)
 				break;
-			timeout((int)(left * 1000) + 1);
+			/* A dump is shown once: wait for keys only (with -n, its
+			 * frames still count at the interval). */
+			timeout(!t.live && iterations < 0 ? -1 : (int)(left * 1000) + 1);
 			key = getch();
 			if (key == ERR)
 				continue;
@@ -417,7 +446,7 @@ main(int argc, char **argv)
 			if (a == ACT_QUIT)
 				goto out;
 			if (a == ACT_RESCAN) {
-				if (t.screen == SCR_PERCPU)
+				if (t.screen == SCR_PERCPU && t.live)
 					do_refresh(&t, kd);
 				else
 					fill_text(&t, kd);
@@ -426,7 +455,9 @@ main(int argc, char **argv)
 			}
 			view_draw(&t);
 		}
-		if (!t.paused) {
+		if (!t.live)
+			done++;
+		else if (!t.paused) {
 			do_refresh(&t, kd);
 			done++;
 		}

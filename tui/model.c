@@ -21,28 +21,31 @@ static const char *const titles[COL__COUNT] = {
  * USE, OBJ SIZE, SLABS, OBJ/SLAB, CACHE SIZE) plus the exact in-use count.
  * Each table has the ADDRESS column second; it is skipped unless shown.
  */
+/* drop: the order in which a narrow screen gives columns up (highest
+ * first): the deltas, then the rarer counters, the memory in use next to
+ * last, the address (asked for) last; never the name. */
 static const struct column malloc_cols[] = {
-	{ COL_NAME, "TYPE", 18, true }, { COL_ADDR, "ADDRESS", 19, false },
-	{ COL_INUSE, "INUSE", 8, false }, { COL_MEMUSE, "MEMUSE(K)", 10, false },
-	{ COL_REQUESTS, "REQUESTS", 10, false }, { COL_DINUSE, "dINUSE", 8, false },
-	{ COL_DMEM, "dMEM(K)", 9, false }, { COL_RATE, "REQ/s", 8, false },
-	{ COL_SIZES, "SIZES", 0, true },
+	{ COL_NAME, "TYPE", 18, true, 0 }, { COL_ADDR, "ADDRESS", 19, false, 1 },
+	{ COL_INUSE, "INUSE", 8, false, 3 }, { COL_MEMUSE, "MEMUSE(K)", 10, false, 2 },
+	{ COL_REQUESTS, "REQUESTS", 10, false, 4 }, { COL_DINUSE, "dINUSE", 8, false, 8 },
+	{ COL_DMEM, "dMEM(K)", 9, false, 7 }, { COL_RATE, "REQ/s", 8, false, 5 },
+	{ COL_SIZES, "SIZES", 0, true, 6 },
 };
 static const struct column uma_cols[] = {
-	{ COL_NAME, "ZONE", 18, true }, { COL_ADDR, "ADDRESS", 19, false },
-	{ COL_SIZE, "SIZE", 7, false }, { COL_INUSE, "USED", 9, false },
-	{ COL_FREE, "FREE", 8, false }, { COL_MEMUSE, "MEMUSE(K)", 10, false },
-	{ COL_REQUESTS, "REQUESTS", 10, false }, { COL_FAIL, "FAIL", 6, false },
-	{ COL_DINUSE, "dUSED", 8, false }, { COL_DMEM, "dMEM(K)", 9, false },
-	{ COL_RATE, "REQ/s", 8, false },
+	{ COL_NAME, "ZONE", 18, true, 0 }, { COL_ADDR, "ADDRESS", 19, false, 1 },
+	{ COL_SIZE, "SIZE", 7, false, 4 }, { COL_INUSE, "USED", 9, false, 3 },
+	{ COL_FREE, "FREE", 8, false, 5 }, { COL_MEMUSE, "MEMUSE(K)", 10, false, 2 },
+	{ COL_REQUESTS, "REQUESTS", 10, false, 6 }, { COL_FAIL, "FAIL", 6, false, 8 },
+	{ COL_DINUSE, "dUSED", 8, false, 10 }, { COL_DMEM, "dMEM(K)", 9, false, 9 },
+	{ COL_RATE, "REQ/s", 8, false, 7 },
 };
 static const struct column slab_cols[] = {
-	{ COL_NAME, "CACHE", 20, true }, { COL_ADDR, "ADDRESS", 19, false },
-	{ COL_OBJS, "OBJS", 9, false }, { COL_ACTIVE, "ACTIVE", 9, false },
-	{ COL_USE, "USE%", 5, false }, { COL_OBJSIZE, "OBJSIZE", 8, false },
-	{ COL_SLABS, "SLABS", 8, false }, { COL_OBJPERSLAB, "OBJ/SLAB", 9, false },
-	{ COL_CACHESIZE, "CACHE(K)", 10, false }, { COL_INUSE, "INUSE", 9, false },
-	{ COL_DINUSE, "dINUSE", 8, false },
+	{ COL_NAME, "CACHE", 20, true, 0 }, { COL_ADDR, "ADDRESS", 19, false, 1 },
+	{ COL_OBJS, "OBJS", 9, false, 3 }, { COL_ACTIVE, "ACTIVE", 9, false, 4 },
+	{ COL_USE, "USE%", 5, false, 5 }, { COL_OBJSIZE, "OBJSIZE", 8, false, 6 },
+	{ COL_SLABS, "SLABS", 8, false, 7 }, { COL_OBJPERSLAB, "OBJ/SLAB", 9, false, 8 },
+	{ COL_CACHESIZE, "CACHE(K)", 10, false, 2 }, { COL_INUSE, "INUSE", 9, false, 9 },
+	{ COL_DINUSE, "dINUSE", 8, false, 10 },
 };
 
 size_t
@@ -70,6 +73,94 @@ model_columns(const struct model *m, const struct column **out)
 		noaddr[v][k - 1] = t[k];
 	*out = noaddr[v];
 	return n - 1;
+}
+
+size_t
+model_fit_columns(const struct model *m, int width, const struct column **out)
+{
+	static struct column fit[16];
+	const struct column *cols;
+	size_t n = model_columns(m, &cols), i, k;
+	bool keep[16];
+
+	for (i = 0; i < n; i++)
+		keep[i] = true;
+	for (;;) {
+		int sum = 0, worst = 0;
+		size_t wi = 0;
+		for (i = 0; i < n; i++)
+			if (keep[i]) {
+				sum += cols[i].width ? cols[i].width : COL_REST_MIN;
+				if (cols[i].drop > worst) {
+					worst = cols[i].drop;
+					wi = i;
+				}
+			}
+		if (sum <= width || worst == 0)
+			break;
+		keep[wi] = false;
+	}
+	for (i = k = 0; i < n; i++)
+		if (keep[i])
+			fit[k++] = cols[i];
+	*out = fit;
+	return k;
+}
+
+static const char *const percpu_titles[3][4] = {
+	{ "ALLOCED", "FREED", "ALLOCS", "FREES" },
+	{ "CACHED", "CACHED(K)", "ZONEFREE", "KEGFREE" },
+	{ "FREE", "FREE(K)", "", "" },
+};
+
+size_t
+model_percpu_titles(int allocator, const char *const **titles)
+{
+	int v = allocator == ALLOCATOR_UMA ? 1 : allocator == ALLOCATOR_SLAB ? 2 : 0;
+
+	*titles = percpu_titles[v];
+	return v == 2 ? 2 : 4;
+}
+
+size_t
+model_percpu(const struct memory_type *mt, struct percpu_line *out, size_t max)
+{
+	unsigned c, maxc = memstat_get_maxcpus(mt), d;
+	int a = memstat_get_allocator(mt);
+	uint64_t size = a == ALLOCATOR_SLAB ? memstat_get_rsize(mt) : memstat_get_size(mt);
+	size_t n = 0;
+
+	for (c = 0; c < maxc && n < max; c++) {
+		struct percpu_line *l = &out[n];
+		memset(l, 0, sizeof(*l));
+		l->id = c;
+		if (a == ALLOCATOR_MALLOC) {
+			l->v[0] = memstat_get_percpu_memalloced(mt, (int)c);
+			l->v[1] = memstat_get_percpu_memfreed(mt, (int)c);
+			l->v[2] = memstat_get_percpu_numallocs(mt, (int)c);
+			l->v[3] = memstat_get_percpu_numfrees(mt, (int)c);
+			if (l->v[2] == 0 && l->v[3] == 0)
+				continue;
+		} else {
+			/* The items the CPU holds, and their memory in KiB. */
+			l->v[0] = memstat_get_percpu_free(mt, (int)c);
+			l->v[1] = (l->v[0] * size + 1023) / 1024;
+			if (l->v[0] == 0)
+				continue;
+		}
+		n++;
+	}
+	if (a == ALLOCATOR_UMA)
+		for (d = 0; d < memstat_get_ndomains(mt) && n < max; d++) {
+			struct percpu_line *l = &out[n];
+			memset(l, 0, sizeof(*l));
+			l->id = d;
+			l->domain = true;
+			l->v[2] = memstat_get_domain_zonefree(mt, d);
+			l->v[3] = memstat_get_domain_kegfree(mt, d);
+			n++;
+		}
+	return n;
 }
 
 const char *
@@ -240,14 +331,19 @@ model_rebuild(struct model *m)
 	struct memory_type *mt;
 	size_t n = 0;
 
-	/* Totals cover the whole view (all rows of this allocator, unfiltered). */
+	/* Totals are those of the rows shown: with a filter, of the rows it
+	 * lets through (the header then says "filtered: N of M"). */
 	m->total_bytes = m->total_inuse = m->total_requests = 0;
 	m->total_rate = 0;
+	m->nall = 0;
 	for (mt = memstat_mtl_first(m->list); mt != NULL; mt = memstat_mtl_next(mt)) {
 		double rate;
 		uint64_t rb;
 
 		if (memstat_get_vanished(mt) || memstat_get_allocator(mt) != m->allocator)
+			continue;
+		m->nall++;
+		if (m->filter[0] != '\0' && strstr(memstat_get_name(mt), m->filter) == NULL)
 			continue;
 		rb = memstat_get_caller_uint64(mt, SLOT_RATE);
 		memcpy(&rate, &rb, sizeof(rate));
@@ -255,8 +351,6 @@ model_rebuild(struct model *m)
 		m->total_inuse += memstat_get_count(mt);
 		m->total_requests += memstat_get_numallocs(mt);
 		m->total_rate += rate;
-		if (m->filter[0] != '\0' && strstr(memstat_get_name(mt), m->filter) == NULL)
-			continue;
 		if (n == m->cap) {
 			size_t cap = m->cap ? m->cap * 2 : 256;
 			struct row *r = realloc(m->rows, cap * sizeof(*r));

@@ -31,7 +31,11 @@ struct column {
 	const char *title;
 	int width;
 	bool left;
+	int drop;               /* narrow screens drop the highest first; 0: never */
 };
+
+/* The least width of the rest-of-line column (SIZES): a title or a number. */
+#define COL_REST_MIN 9
 
 struct row {
 	struct memory_type *mt;
@@ -54,8 +58,19 @@ struct model {
 	double refresh_ms;      /* cost of the last refresh */
 	bool failed;            /* the last refresh failed; rows are the last good ones */
 	char error[512];
+	/* Totals of the rows shown (the filter's, when one is set); nall is
+	 * how many rows the view has unfiltered. */
 	uint64_t total_bytes, total_inuse, total_requests;
 	double total_rate;
+	size_t nall;
+};
+
+/* One line of the per-CPU screen: a CPU (or memory domain) and its figures,
+ * whose titles model_percpu_titles gives for the row's allocator. */
+struct percpu_line {
+	unsigned id;
+	bool domain;            /* a UMA memory domain, not a CPU */
+	uint64_t v[4];
 };
 
 /* Caller slots used for history (documented so other callers avoid them). */
@@ -80,6 +95,18 @@ const char *col_title(enum col c);
 /* The columns of the current view, in screen order (the ADDRESS column only
  * when show_addr).  Returns their number; *out points into a static table. */
 size_t model_columns(const struct model *m, const struct column **out);
+/* The columns that fit in `width` screen columns: those of model_columns
+ * less the least important (highest `drop`) until the rest fit, so no
+ * cell is ever cut.  *out points into a static table. */
+size_t model_fit_columns(const struct model *m, int width, const struct column **out);
+/* Per-CPU figures of entry mt: malloc types their allocations and frees,
+ * UMA zones the items each CPU caches and each domain's free items, slab
+ * caches the free objects each CPU holds.  Lines with nothing are left out.
+ * Returns the number of lines written (at most max).  model_percpu_titles
+ * points *titles at the names of an allocator's figures and returns how
+ * many there are (v[0] onwards). */
+size_t model_percpu(const struct memory_type *mt, struct percpu_line *out, size_t max);
+size_t model_percpu_titles(int allocator, const char *const **titles);
 /* Title of column c in the current view. */
 const char *model_col_title(const struct model *m, enum col c);
 /* Show another allocator's rows; the sort moves to that view's default when

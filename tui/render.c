@@ -129,6 +129,44 @@ fit_u64(char *buf, size_t len, int w, uint64_t v)
 	}
 }
 
+/* A signed figure with `dec` decimals in at most w characters: fewer
+ * decimals, then scaled by 1000s with a suffix, never cut. */
+static void
+fit_num(char *buf, size_t len, int w, double v, int dec)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T", "P", "E" };
+	int u = 0;
+
+	snprintf(buf, len, "%.*f", dec, v);
+	if ((int)strlen(buf) <= w)
+		return;
+	snprintf(buf, len, "%.0f", v);
+	while ((int)strlen(buf) > w && u < 6) {
+		v /= 1000;
+		u++;
+		snprintf(buf, len, "%.0f%s", v, sfx[u]);
+	}
+}
+
+/* Segments joined by two blanks while the whole of each fits in w: a
+ * narrow screen loses the last segments, never half a number. */
+static void
+join_fit(char *buf, size_t len, int w, const char *const *seg, size_t n)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		size_t sl;
+		if (seg[i] == NULL || seg[i][0] == '\0')
+			continue;
+		sl = strlen(seg[i]);
+		if ((int)(o + (o ? 2 : 0) + sl) > w || o + sl + 3 > len)
+			break;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "  " : "", seg[i]);
+	}
+}
+
 static const char *
 view_title(const struct tui *t)
 {
@@ -153,16 +191,46 @@ draw_header(struct tui *t, struct frame *f)
 
 	clean(src, sizeof(src), t->source);
 	putf(f, 0, 0, R_HEADER, "kvmtop: %s - %s%s", view_title(t), src, t->live ? " (live)" : "");
-	human_bytes(b1, sizeof(b1), (double)m->total_bytes);
-	snprintf(b2, sizeof(b2), "%.1f", m->total_rate);
-	putf(f, 1, 0, R_NONE, "%s %zu  in use %llu  memory %s  requests %llu  req/s %s",
-	    what, m->nrows, (unsigned long long)m->total_inuse, b1,
-	    (unsigned long long)m->total_requests, b2);
-	putf(f, 2, 0, R_NONE, "refresh #%llu %.1f ms every %.1fs%s  sort %s%s%s%s%s",
-	    (unsigned long long)m->refreshes, m->refresh_ms, t->interval,
-	    t->paused ? " [PAUSED]" : "", model_col_title(m, m->sort), m->reverse ? " (rev)" : "",
-	    m->filter[0] ? "  filter /" : "", m->filter[0] ? m->filter : "",
-	    m->show_addr ? "  addresses" : "");
+	{
+		/* Totals of the rows shown; a filter says of how many. */
+		char s[6][96], line[1024];
+		const char *seg[6];
+		size_t k;
+		human_bytes(b1, sizeof(b1), (double)m->total_bytes);
+		snprintf(b2, sizeof(b2), "%.1f", m->total_rate);
+		if (m->filter[0] != '\0')
+			snprintf(s[0], sizeof(s[0]), "%s %zu (filtered: %zu of %zu)", what, m->nrows,
+			    m->nrows, m->nall);
+		else
+			snprintf(s[0], sizeof(s[0]), "%s %zu", what, m->nrows);
+		snprintf(s[1], sizeof(s[1]), "in use %llu", (unsigned long long)m->total_inuse);
+		snprintf(s[2], sizeof(s[2]), "memory %s", b1);
+		snprintf(s[3], sizeof(s[3]), "requests %llu", (unsigned long long)m->total_requests);
+		snprintf(s[4], sizeof(s[4]), "req/s %s", b2);
+		s[5][0] = '\0';
+		for (k = 0; k < 6; k++)
+			seg[k] = s[k];
+		join_fit(line, sizeof(line), f->cols, seg, 6);
+		put(f, 1, 0, R_NONE, line);
+
+		/* A dump is read once; live memory every interval. */
+		if (t->live)
+			snprintf(s[0], sizeof(s[0]), "refresh #%llu %.1f ms every %.1fs%s",
+			    (unsigned long long)m->refreshes, m->refresh_ms, t->interval,
+			    t->paused ? " [PAUSED]" : "");
+		else
+			snprintf(s[0], sizeof(s[0]), "dump read once (%.1f ms)", m->refresh_ms);
+		snprintf(s[1], sizeof(s[1]), "sort %s%s", model_col_title(m, m->sort),
+		    m->reverse ? " (rev)" : "");
+		snprintf(s[2], sizeof(s[2]), "%s%.60s", m->filter[0] ? "filter /" : "", m->filter);
+		snprintf(s[3], sizeof(s[3]), "%s", m->show_addr ? "addresses" : "");
+		join_fit(line, sizeof(line), f->cols, seg, 4);
+		{
+			char c2[4 * sizeof(line)];
+			clean(c2, sizeof(c2), line);
+			put(f, 2, 0, R_NONE, c2);
+		}
+	}
 	if (m->failed) {
 		char e[1024];
 		clean(e, sizeof(e), m->error);
@@ -171,12 +239,12 @@ draw_header(struct tui *t, struct frame *f)
 	}
 }
 
-/* The text of one cell of the list. */
+/* The text of one cell of the list, at most w characters (but a name). */
 static void
-cell(const struct model *m, const struct row *r, const struct column *c, char *buf, size_t len)
+cell(const struct model *m, const struct row *r, const struct column *c, int w, char *buf,
+    size_t len)
 {
 	const struct memory_type *mt = r->mt;
-	int w = c->width > 1 ? c->width - 1 : 64;
 
 	buf[0] = '\0';
 	switch (c->col) {
@@ -196,13 +264,13 @@ cell(const struct model *m, const struct row *r, const struct column *c, char *b
 		fit_u64(buf, len, w, memstat_get_numallocs(mt));
 		break;
 	case COL_DINUSE:
-		snprintf(buf, len, "%lld", (long long)r->d_inuse);
+		fit_num(buf, len, w, (double)r->d_inuse, 0);
 		break;
 	case COL_DMEM:
-		snprintf(buf, len, "%.1f", (double)r->d_bytes / 1024);
+		fit_num(buf, len, w, (double)r->d_bytes / 1024, 1);
 		break;
 	case COL_RATE:
-		snprintf(buf, len, "%.1f", r->rate);
+		fit_num(buf, len, w, r->rate, 1);
 		break;
 	case COL_SIZE:
 		fit_u64(buf, len, w, memstat_get_size(mt));
@@ -238,11 +306,31 @@ cell(const struct model *m, const struct row *r, const struct column *c, char *b
 		    memstat_get_slab_pagesperslab(mt) * 4);
 		break;
 	case COL_SIZES: {
-		size_t k, n = 0;
-		for (k = 0; k < memstat_mtl_malloc_zone_count(m->list) && n + 8 < len; k++)
-			if (memstat_malloc_zone_used(mt, k))
-				n += (size_t)snprintf(buf + n, len - n, "%s%zu", n ? "," : "",
-				    memstat_mtl_malloc_zone_size(m->list, k));
+		/* Whole sizes while they fit; then "+N", the sizes left out. */
+		size_t k, nz = memstat_mtl_malloc_zone_count(m->list), n = 0, shown = 0, used = 0;
+		for (k = 0; k < nz; k++)
+			used += memstat_malloc_zone_used(mt, k) != 0;
+		for (k = 0; k < nz; k++) {
+			char one[32], more[16] = "";
+			size_t ol;
+			if (!memstat_malloc_zone_used(mt, k))
+				continue;
+			ol = (size_t)snprintf(one, sizeof(one), "%s%zu", n ? "," : "",
+			    memstat_mtl_malloc_zone_size(m->list, k));
+			if (shown + 1 < used)
+				snprintf(more, sizeof(more), " +%zu", used - shown - 1);
+			if (n + ol + strlen(more) > (size_t)w || n + ol + 1 > len) {
+				char tail[24];
+				size_t tl = (size_t)snprintf(tail, sizeof(tail), "%s+%zu", n ? " " : "",
+				    used - shown);
+				if (n + tl <= (size_t)w && n + tl < len)
+					memcpy(buf + n, tail, tl + 1);
+				break;
+			}
+			memcpy(buf + n, one, ol + 1);
+			n += ol;
+			shown++;
+		}
 		break;
 	}
 	default:
@@ -261,7 +349,7 @@ draw_list(struct tui *t, struct frame *f, bool batch)
 {
 	struct model *m = &t->model;
 	const struct column *cols;
-	size_t ncols = model_columns(m, &cols), c;
+	size_t ncols = model_fit_columns(m, f->cols, &cols), c;
 	int y = 4, x = 0, i, rows = f->rows - 5 - (batch ? 0 : 1);
 
 	if (rows < 0)
@@ -298,7 +386,7 @@ draw_list(struct tui *t, struct frame *f, bool batch)
 			int w = cols[c].width ? cols[c].width : f->cols - x;
 			char v[512], b[600];
 			enum role role = sel ? R_SELECTED : R_NONE;
-			cell(m, r, &cols[c], v, sizeof(v));
+			cell(m, r, &cols[c], w > 1 ? w - 1 : 1, v, sizeof(v));
 			if (!sel && (cols[c].col == COL_DINUSE || cols[c].col == COL_DMEM) && r->d_inuse != 0)
 				role = r->d_inuse > 0 ? R_GROW : R_SHRINK;
 			if (cols[c].left)
@@ -320,8 +408,10 @@ draw_percpu(struct tui *t, struct frame *f)
 {
 	struct model *m = &t->model;
 	const struct row *r;
+	const char *const *ti;
+	struct percpu_line lines[256];
 	char name[256];
-	unsigned c, maxc;
+	size_t nl, nv, i;
 	int y = 5;
 
 	if (m->nrows == 0) {
@@ -332,46 +422,66 @@ draw_percpu(struct tui *t, struct frame *f)
 		t->sel = (int)m->nrows - 1;
 	r = &m->rows[t->sel];
 	clean(name, sizeof(name), memstat_get_name(r->mt));
-	maxc = memstat_get_maxcpus(r->mt);
 	putf(f, 4, 0, R_NONE, "per-CPU: %s at 0x%llx (Enter/Esc to go back)", name,
 	    (unsigned long long)memstat_get_kaddr(r->mt));
+	nv = model_percpu_titles(memstat_get_allocator(r->mt), &ti);
+	nl = model_percpu(r->mt, lines, sizeof(lines) / sizeof(lines[0]));
 	paint(f, y, R_TITLE);
-	putf(f, y++, 0, R_TITLE, "%4s %14s %14s %12s %12s", "CPU", "ALLOCED", "FREED", "ALLOCS", "FREES");
-	for (c = 0; c < maxc && y < f->rows - 1; c++) {
-		uint64_t a = memstat_get_percpu_numallocs(r->mt, (int)c);
-		uint64_t fr = memstat_get_percpu_numfrees(r->mt, (int)c);
-		if (a == 0 && fr == 0)
-			continue;
-		putf(f, y++, 0, R_NONE, "%4u %14llu %14llu %12llu %12llu", c,
-		    (unsigned long long)memstat_get_percpu_memalloced(r->mt, (int)c),
-		    (unsigned long long)memstat_get_percpu_memfreed(r->mt, (int)c),
-		    (unsigned long long)a, (unsigned long long)fr);
+	if (nv == 4)
+		putf(f, y++, 0, R_TITLE, "%-8s %14s %14s %12s %12s", "CPU", ti[0], ti[1], ti[2], ti[3]);
+	else
+		putf(f, y++, 0, R_TITLE, "%-8s %14s %14s", "CPU", ti[0], ti[1]);
+	if (nl == 0)
+		put(f, y++, 0, R_NONE, "(no per-CPU figures: every CPU's are zero)");
+	for (i = 0; i < nl && y < f->rows - 1; i++) {
+		char id[16], v[4][24];
+		size_t k;
+		snprintf(id, sizeof(id), "%s%u", lines[i].domain ? "domain" : "", lines[i].id);
+		for (k = 0; k < 4; k++)
+			snprintf(v[k], sizeof(v[k]), "%llu", (unsigned long long)lines[i].v[k]);
+		if (lines[i].domain)          /* a domain has no per-CPU cache */
+			v[0][0] = v[1][0] = '\0';
+		else if (nv == 4 && memstat_get_allocator(r->mt) == ALLOCATOR_UMA)
+			v[2][0] = v[3][0] = '\0';  /* nor a CPU free items of its own */
+		if (nv == 4)
+			putf(f, y++, 0, R_NONE, "%-8s %14s %14s %12s %12s", id, v[0], v[1], v[2], v[3]);
+		else
+			putf(f, y++, 0, R_NONE, "%-8s %14s %14s", id, v[0], v[1]);
 	}
 }
+
+/*
+ * The keys, as the help screen shows them.  This table is the one text of
+ * the key help: README.md's kvmtop table and kvmtop.1's Keys list say the
+ * same words (tests/check_tui.c: help_is_one_text).
+ */
+static const char *const help_keys[][2] = {
+	{ "1..9", "sort by the n-th column shown (again: reverse the order)" },
+	{ "< >", "move the sort to the previous or next column" },
+	{ "n m r u", "sort by name, memory in use, requests, objects in use" },
+	{ "/", "filter by name; Enter keeps, Esc clears; totals: rows shown" },
+	{ "Enter", "per-CPU figures of the selected row" },
+	{ "Up Down k j", "move the selection by a row" },
+	{ "PgUp PgDn Home End", "move the selection by a page, to the first or last row" },
+	{ "space", "pause or resume the refreshes (live memory)" },
+	{ "+ -", "double or halve the refresh interval" },
+	{ "Tab z", "switch between malloc types and UMA zones (FreeBSD)" },
+	{ "a", "show or hide kernel addresses (tell same names apart)" },
+	{ "i", "dump information: format, kernel version, panic string" },
+	{ "p", "kernel profile, busiest functions first" },
+	{ "b", "DTrace profile-provider probes" },
+	{ "h ?", "this help" },
+	{ "Esc", "back to the list from another screen" },
+	{ "q", "quit" },
+};
 
 static void
 draw_help(struct frame *f)
 {
-	static const char *const lines[] = {
-		"1..9 < >    sort by column (again: reverse); < > move the sort column",
-		"n m r u     sort by name, memory, requests, in use",
-		"/           filter by name (Enter applies, Esc clears)",
-		"a           show / hide kernel addresses (tell same-named types apart)",
-		"Enter       per-CPU breakdown of the selected row",
-		"Up/Down PgUp/PgDn Home/End  move",
-		"space       pause / resume",
-		"+ -         refresh interval longer / shorter",
-		"Tab z       malloc types / UMA zones",
-		"p           kernel profile (top functions)",
-		"b           DTrace profile probes",
-		"i           dump information: kernel version, panic",
-		"h ?         this help",
-		"q           quit",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i + 4 < f->rows - 1; i++)
-		put(f, 4 + (int)i, 1, R_NONE, lines[i]);
+	for (i = 0; i < sizeof(help_keys) / sizeof(help_keys[0]) && (int)i + 4 < f->rows - 1; i++)
+		putf(f, 4 + (int)i, 1, R_NONE, "%-18s  %s", help_keys[i][0], help_keys[i][1]);
 }
 
 /* Label: value lines, a long value continued under itself. */

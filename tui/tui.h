@@ -56,7 +56,8 @@ void render(struct tui *t, struct frame *f, bool batch);
 
 enum action { ACT_NONE, ACT_REDRAW, ACT_RESCAN, ACT_QUIT };
 
-void view_init(struct tui *t);
+/* -1: the terminal cannot be driven (TERM unknown); nothing drawn. */
+int view_init(struct tui *t);
 void view_draw(struct tui *t);
 void view_end(void);
 enum action input_key(struct tui *t, int key);

@@ -38,12 +38,15 @@ role_attr(enum role r)
 	return use_color ? COLOR_PAIR(r) : theme[r].mono;
 }
 
-void
+int
 view_init(struct tui *t)
 {
 	int i;
 
-	initscr();
+	/* newterm, not initscr: an unknown TERM is an answer (the caller
+	 * falls back to batch mode), not an exit. */
+	if (newterm(NULL, stdout, stdin) == NULL)
+		return -1;
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -55,6 +58,7 @@ view_init(struct tui *t)
 		for (i = 1; i < R__COUNT; i++)
 			init_pair((short)i, theme[i].fg, theme[i].bg);
 	}
+	return 0;
 }
 
 void
