@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "kvmprof.h"
 
 static const char *
@@ -37,25 +38,34 @@ read_gmon(kvs_t *kd, bool json)
 	return g;
 }
 
+/*
+ * -o FILE: a new file, or with -f a regular one replaced (atomically, the
+ * file a symbolic link names rather than the link); a FIFO or a character
+ * device is written in place; '-' is standard output.  What cannot be
+ * written is said with the reason (output_refused).
+ */
 int
 cmd_gmon(kvs_t *kd, const struct opts *o)
 {
 	const char *out = o->output ? o->output : "gmon.out";
-	kvmprof_gmon_t *g = read_gmon(kd, false);
+	bool to_stdout = strcmp(out, "-") == 0;
+	kvmprof_gmon_t *g;
 
-	if (g == NULL)
+	if (!to_stdout && output_refused("gmon", out, o->force))
 		return 1;
-	if (kvmprof_gmon_write(g, out, o->force) != 0) {
-		if (errno == EEXIST)
-			fprintf(stderr, "kvmstat: %s exists (use -f to replace it)\n", out);
-		else
-			fprintf(stderr, "kvmstat: writing %s: %s\n", out, strerror(errno));
+	if ((g = read_gmon(kd, false)) == NULL)
+		return 1;
+	if (kvmprof_gmon_write(g, to_stdout ? NULL : out, o->force) != 0) {
+		int e = errno;
+		if (to_stdout || !output_refused("gmon", out, o->force))
+			fprintf(stderr, "kvmstat: gmon: writing %s: %s\n",
+			    to_stdout ? "standard output" : out, strerror(e));
 		kvmprof_gmon_free(g);
 		return 1;
 	}
-	fprintf(stderr, "kvmstat: wrote %s: %zu bins, %zu arcs, profiling %s, %d Hz\n", out,
-	    kvmprof_gmon_nbins(g), kvmprof_gmon_narcs(g), state_name(kvmprof_gmon_state(g)),
-	    kvmprof_gmon_profrate(g));
+	fprintf(stderr, "kvmstat: wrote %s: %zu bins, %zu arcs, profiling %s, %d Hz\n",
+	    to_stdout ? "standard output" : out, kvmprof_gmon_nbins(g), kvmprof_gmon_narcs(g),
+	    state_name(kvmprof_gmon_state(g)), kvmprof_gmon_profrate(g));
 	kvmprof_gmon_free(g);
 	return 0;
 }

@@ -5,20 +5,26 @@
  * not printable).  Virtual addresses by default, physical with -p.  ADDRESS
  * is hexadecimal, with or without 0x, as in crash.
  *
- * A word that cannot be read is reported on stderr at its address with the
- * reason; the rest of its page is skipped and the dump goes on at the next
- * page, and the exit status is 1.  -o FILE writes the raw bytes instead
- * (atomically: a temporary file renamed into place, and nothing when any
- * byte is unreadable).  --json: {"schema", "space", "address", "words":
+ * A word that cannot be read is skipped with the rest of its page and the
+ * dump goes on at the next page; each run of consecutive unreadable pages
+ * is reported once on stderr (its first and last address, its page count,
+ * why its first page could not be read), and the exit status is 1.
+ * -o FILE writes the raw bytes instead: to a new file, or with -f over a
+ * regular one (atomically: a temporary file renamed into place, and nothing
+ * when any byte is unreadable); a FIFO or character device is written in
+ * place, '-' is standard output.  --json: {"schema", "space", "address", "words":
  * [{"address", "value"}], "errors": [{"address", "message"}]}.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 
 #define RD_PAGE 4096ULL
 #define RD_MAXCOUNT (1ULL << 27)   /* 1 GiB of words */
@@ -84,80 +90,234 @@ rd_read(kvs_t *kd, bool phys, uint64_t a, void *buf, size_t len)
 	return phys ? kvs_read_phys(kd, a, buf, len) : kvs_read(kd, a, buf, len);
 }
 
+/*
+ * Unreadable memory is said once per run of consecutive unreadable pages:
+ * its first and last byte, how many pages, and why the first could not be
+ * read (a range of 100000000 words over memory the dump lacks is one line,
+ * not one per page).
+ */
+struct badrun {
+	uint64_t start, end;        /* [start, end), end == start: none */
+	uint64_t pages;
+	char why[4 * KVS_ERRBUF_SIZE];
+};
+
 static void
-report(kvs_t *kd, const struct opts *o, json_t *errs, uint64_t a, uint64_t skipped)
+run_flush(const struct opts *o, json_t *errs, struct badrun *r)
 {
-	char clean[4 * KVS_ERRBUF_SIZE], where[24];
+	char msg[sizeof(r->why) + 128];
+
+	if (r->end == r->start)
+		return;
+	snprintf(msg, sizeof(msg), "0x%016" PRIx64 "-0x%016" PRIx64 ": not read, %" PRIu64
+	    " page%s (%" PRIu64 " bytes): %s", r->start, r->end - 1, r->pages,
+	    r->pages == 1 ? "" : "s", r->end - r->start, r->why);
+	fprintf(stderr, "kvmstat: rd: %s%s\n", o->phys ? "physical " : "", msg);
+	if (errs != NULL) {
+		json_t *j = json_object();
+		json_object_set_new(j, "address", json_kaddr(r->start));
+		json_object_set_new(j, "message", json_string(msg));
+		json_array_append_new(errs, j);
+	}
+	r->start = r->end = 0;
+	r->pages = 0;
+}
+
+/* [a, a + len) could not be read (kvs_geterr says why): a new run, or the
+ * current one extended. */
+static void
+run_add(kvs_t *kd, const struct opts *o, json_t *errs, struct badrun *r, uint64_t a,
+    uint64_t len)
+{
 	const char *e = kvs_geterr(kd);
 
-	sanitize(clean, sizeof(clean), e, strlen(e), false);
-	snprintf(where, sizeof(where), "%016" PRIx64, a);
-	fprintf(stderr, "kvmstat: rd: %s%s: cannot read (%s); skipped %" PRIu64 " bytes, "
-	    "to the end of the page\n", o->phys ? "physical " : "", where, clean, skipped);
-	if (errs != NULL) {
-		json_t *r = json_object();
-		json_object_set_new(r, "address", json_kaddr(a));
-		json_object_set_new(r, "message", json_string(clean));
-		json_array_append_new(errs, r);
+	if (r->end != r->start && r->end != a)
+		run_flush(o, errs, r);
+	if (r->end == r->start) {
+		r->start = a;
+		sanitize(r->why, sizeof(r->why), e, strlen(e), false);
 	}
+	r->end = a + len;
+	r->pages++;
+}
+
+static const char *
+kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" :
+	    S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+bool
+output_refused(const char *cmd, const char *path, bool force)
+{
+	struct stat st, lst;
+
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			fprintf(stderr, "kvmstat: %s: %s is a symbolic link to a missing file; "
+			    "not written\n", cmd, path);
+			return true;
+		}
+		if (errno == ENOENT)
+			return false;
+		fprintf(stderr, "kvmstat: %s: %s: %s\n", cmd, path, strerror(errno));
+		return true;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+		return false;           /* written in place */
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "kvmstat: %s: %s is %s; not written (-o takes a new or regular "
+		    "file, a FIFO, a character device or -)\n", cmd, path, kind_of(st.st_mode));
+		return true;
+	}
+	if (!force) {
+		fprintf(stderr, "kvmstat: %s: %s exists (use -f to replace it)\n", cmd, path);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Where -o's bytes go: standard output ('-'), a FIFO or character device
+ * opened in place, or a temporary file beside the target (the file a
+ * symbolic link names), renamed onto it once every byte is written.
+ */
+struct outfile {
+	FILE *f;
+	char *tmp;                  /* NULL: written in place */
+	char *final;
+	bool noclobber;             /* link(2), not rename(2): no file there */
+};
+
+static int
+out_open(struct outfile *of, const struct opts *o)
+{
+	const char *path = o->output;
+	struct stat st;
+	bool exists;
+	int fd = -1;
+	size_t n;
+
+	memset(of, 0, sizeof(*of));
+	if (strcmp(path, "-") == 0) {
+		of->f = stdout;
+		return 0;
+	}
+	if (output_refused("rd", path, o->force))
+		return -1;
+	exists = stat(path, &st) == 0;
+	if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		if ((fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0 ||
+		    (of->f = fdopen(fd, "wb")) == NULL)
+			goto err;
+		return 0;
+	}
+	/* A regular file (its real name: a symbolic link is followed) or none. */
+	of->noclobber = !exists;
+	of->final = of->noclobber ? strdup(path) : realpath(path, NULL);
+	if (of->final == NULL)
+		goto err;
+	n = strlen(of->final) + 16;
+	if ((of->tmp = malloc(n)) == NULL)
+		goto err;
+	snprintf(of->tmp, n, "%s.XXXXXX", of->final);
+	if ((fd = mkstemp(of->tmp)) < 0) {
+		free(of->tmp);
+		of->tmp = NULL;
+		goto err;
+	}
+	/* mkstemp's 0600 would outlive the rename: the umask's mode instead. */
+	{
+		mode_t um = umask(0);
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
+	if ((of->f = fdopen(fd, "wb")) == NULL)
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "kvmstat: rd: %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (of->tmp != NULL)
+		unlink(of->tmp);
+	free(of->tmp);
+	free(of->final);
+	return -1;
+}
+
+/* ok: every byte was written to of->f; commit (rename into place), else
+ * drop the temporary file.  0, or -1 said. */
+static int
+out_close(struct outfile *of, const struct opts *o, bool ok)
+{
+	int rc = 0;
+
+	if (of->f == stdout) {
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "kvmstat: rd: writing standard output: %s\n",
+			    strerror(errno));
+			rc = -1;
+		}
+		return ok ? rc : -1;
+	}
+	if (ok && (fflush(of->f) != 0 || (of->tmp != NULL && fsync(fileno(of->f)) != 0)))
+		rc = -1;
+	if (fclose(of->f) != 0)
+		rc = -1;
+	if (ok && rc == 0 && of->tmp != NULL) {
+		if (of->noclobber) {
+			/* link() fails if the name appeared meanwhile: never clobber. */
+			if (link(of->tmp, of->final) != 0)
+				rc = -1;
+		} else if (rename(of->tmp, of->final) != 0)
+			rc = -1;
+	}
+	if (ok && rc != 0)
+		fprintf(stderr, "kvmstat: rd: writing %s: %s\n", o->output, strerror(errno));
+	if (of->tmp != NULL)
+		unlink(of->tmp);
+	free(of->tmp);
+	free(of->final);
+	return ok ? rc : -1;
 }
 
 /* -o FILE: every byte or none, written to a temporary file renamed into
- * place. */
+ * place; to standard output, a FIFO or a device the bytes go as they are
+ * read and stop at the first unreadable page. */
 static int
 write_raw(kvs_t *kd, const struct opts *o, uint64_t addr, uint64_t len)
 {
-	size_t plen = strlen(o->output);
-	char *tmp = malloc(plen + 16), buf[RD_PAGE];
+	struct outfile of;
+	struct badrun run = { 0 };
+	char buf[RD_PAGE];
 	uint64_t done = 0;
-	FILE *f;
-	int fd;
+	bool ok = true;
 
-	if (tmp == NULL)
+	if (out_open(&of, o) != 0)
 		return 1;
-	snprintf(tmp, plen + 16, "%s.XXXXXX", o->output);
-	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "wb")) == NULL) {
-		fprintf(stderr, "kvmstat: rd: %s: %s\n", o->output, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return 1;
-	}
 	while (done < len) {
 		uint64_t a = addr + done, n = RD_PAGE - a % RD_PAGE;
 		if (n > len - done)
 			n = len - done;
 		if (rd_read(kd, o->phys, a, buf, (size_t)n) != 0) {
-			report(kd, o, NULL, a, n);
-			fprintf(stderr, "kvmstat: rd: %s not written\n", o->output);
-			goto fail;
+			run_add(kd, o, NULL, &run, a, n);
+			run_flush(o, NULL, &run);
+			if (of.tmp != NULL)
+				fprintf(stderr, "kvmstat: rd: %s not written\n", o->output);
+			ok = false;
+			break;
 		}
-		if (fwrite(buf, 1, (size_t)n, f) != n)
-			goto ioerr;
+		if (fwrite(buf, 1, (size_t)n, of.f) != n) {
+			fprintf(stderr, "kvmstat: rd: writing %s: %s\n", of.f == stdout ?
+			    "standard output" : o->output, strerror(errno));
+			ok = false;
+			break;
+		}
 		done += n;
 	}
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		goto ioerr;
-	if (fclose(f) != 0) {
-		f = NULL;
-		goto ioerr;
-	}
-	if (rename(tmp, o->output) != 0) {
-		f = NULL;
-		goto ioerr;
-	}
-	free(tmp);
-	return 0;
-ioerr:
-	fprintf(stderr, "kvmstat: rd: writing %s: %s\n", o->output, strerror(errno));
-fail:
-	if (f != NULL)
-		fclose(f);
-	unlink(tmp);
-	free(tmp);
-	return 1;
+	return out_close(&of, o, ok) == 0 ? 0 : 1;
 }
 
 static void
@@ -189,6 +349,7 @@ cmd_rd(kvs_t *kd, const struct opts *o)
 	uint64_t la = 0;
 	json_t *words = NULL, *errs = NULL;
 	struct emitter e;
+	struct badrun run = { 0 };
 	int rc, bad = 0;
 
 	if (o->nargs < 1 || o->nargs > 2)
@@ -231,11 +392,12 @@ cmd_rd(kvs_t *kd, const struct opts *o)
 			if (!o->json && nw > 0)
 				flush_line(la, line, nw);
 			nw = 0;
-			report(kd, o, errs, a, skip);
+			run_add(kd, o, errs, &run, a, skip);
 			bad = 1;
 			i = nskip - 1;
 			continue;
 		}
+		run_flush(o, errs, &run);
 		if (o->json) {
 			uint64_t v;
 			json_t *r = json_object();
@@ -253,6 +415,7 @@ cmd_rd(kvs_t *kd, const struct opts *o)
 			nw = 0;
 		}
 	}
+	run_flush(o, errs, &run);
 	if (o->json) {
 		json_object_set_new(emit_json_root(&e), "words", words);
 		json_object_set_new(emit_json_root(&e), "errors", errs);

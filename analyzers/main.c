@@ -7,6 +7,7 @@
  * booted kernel and live memory) or says what is missing; --demo opens the
  * bundled demo dump, found beside the program or in its data directory.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ open_handle(const struct opts *o)
 
 	kd = kvs_open(o->kernel, o->core, o->open_flags, errbuf);
 	if (kd == NULL) {
+		/* The library names its open flags, "(KVS_O_RAW)": the command's
+		 * user knows the option (--raw) the message names already. */
+		char *flag;
+		while ((flag = strstr(errbuf, " (KVS_O_")) != NULL) {
+			char *close = strchr(flag, ')');
+			if (close == NULL)
+				break;
+			memmove(flag, close + 1, strlen(close + 1) + 1);
+		}
 		fprintf(stderr, "kvmstat: %s\n", sanitize(clean, sizeof(clean), errbuf,
 		    strlen(errbuf), false));
 		if (o->json)
@@ -80,15 +90,48 @@ fail:
 	return -1;
 }
 
+/*
+ * Every command's output goes to stdout through stdio: a write that failed
+ * (a full disk, /dev/full, a closed pipe's EPIPE) is said here, once, and
+ * the exit status is 1.  werrno is errno as the command left it: the commands
+ * end with fflush(stdout), so when stdout's error flag is already set it is
+ * that flush's reason.
+ */
+static int
+check_stdout(int rc, int werrno)
+{
+	if (fflush(stdout) != 0)
+		werrno = errno;
+	else if (!ferror(stdout))
+		return rc;
+	if (werrno != 0)
+		fprintf(stderr, "kvmstat: writing standard output: %s\n", strerror(werrno));
+	else
+		fprintf(stderr, "kvmstat: writing standard output failed\n");
+	return rc != 0 ? rc : 1;
+}
+
+static int run(int argc, char **argv);
+
 int
 main(int argc, char **argv)
+{
+	int rc;
+
+	errno = 0;
+	rc = run(argc, argv);
+	return check_stdout(rc, errno);
+}
+
+static int
+run(int argc, char **argv)
 {
 	struct cli cl;
 	struct opts o;
 	char demo_kernel[4096], demo_core[4096], sys_kernel[4096];
 	const struct command *c;
 	kvs_t *kd;
-	int rc;
+	int rc, werrno;
 
 	/* cl.core_joined (a repeated -M) lives as long as the process. */
 	if ((rc = cli_parse(argc, argv, &cl)) >= 0)
@@ -125,6 +168,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rc = c->fn(kd, &o);
+	werrno = errno;             /* for check_stdout: kvs_close may set errno */
 	kvs_close(kd);
+	errno = werrno;
 	return rc;
 }

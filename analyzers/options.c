@@ -33,9 +33,10 @@ static const struct command commands[] = {
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
 	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
 	{ "rd", cmd_rd, "memory as 8-byte words and ASCII, as crash's rd",
-	    A_ARGS | A_PHYS | A_OUTPUT, NULL,
-	    "[-p] ADDRESS|SYMBOL[+OFF] [COUNT] [-o FILE]\n"
-	    "             (-p physical; COUNT words, default 1; -o writes the raw bytes)" },
+	    A_ARGS | A_PHYS | A_OUTPUT | A_FORCE, NULL,
+	    "[-p] ADDRESS|SYMBOL[+OFF] [COUNT] [-o FILE [-f]]\n"
+	    "             (-p physical; COUNT words, default 1; -o writes the raw bytes,\n"
+	    "             - for stdout, -f replaces a file)" },
 	{ "diff", cmd_diff, "what grew between two dumps (or saved --json outputs)",
 	    A_ARGS | A_KERNEL_B | A_NO_HANDLE, NULL,
 	    "CORE_A CORE_B [--kernel-b KERNEL]  (-N is CORE_A's kernel)" },
@@ -103,8 +104,14 @@ json_error(const char *code, const char *msg)
 	json_decref(root);
 }
 
-/* A usage error: one line saying why, then the usage; exit status 2.  Under
- * --json the error is a JSON document on stdout as well. */
+/* The command being parsed, for usage_error's pointer to its help (set by
+ * cli_parse once the command is known; the commands' own usage errors come
+ * after it). */
+static const struct command *usage_command;
+
+/* A usage error: one line saying why, then one line saying where the usage
+ * is (the command's help, or --help); exit status 2.  Under --json the error
+ * is a JSON document on stdout as well. */
 int
 usage_error(bool json, const char *fmt, ...)
 {
@@ -117,9 +124,19 @@ usage_error(bool json, const char *fmt, ...)
 	fprintf(stderr, "kvmstat: %s\n", msg);
 	if (json)
 		json_error("usage", msg);
+	else if (usage_command != NULL)
+		fprintf(stderr, "try 'kvmstat help %s' for its usage\n", usage_command->name);
 	else
-		usage(stderr);
+		fprintf(stderr, "try 'kvmstat --help' for the usage\n");
 	return 2;
+}
+
+/* `help COMMAND`, `COMMAND --help`: the command's options. */
+static void
+command_help(const struct command *c)
+{
+	printf("usage: kvmstat [-M core] [-N kernel] [--raw] [--no-verify] [--json] %s %s\n"
+	    "  %s\n", c->name, c->usage, c->help);
 }
 
 static bool
@@ -211,8 +228,10 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	const char *cmd = NULL, *top_arg = NULL;
 	const struct command *c = NULL;
 	unsigned given = 0;
+	bool help = false;
 	int ch, rc;
 
+	usage_command = NULL;
 	cl->o = (struct opts){ .top = 20 };
 	cl->c = NULL;
 	cl->core_joined = NULL;
@@ -268,7 +287,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		case OPT_NOCACHE: cl->o.open_flags |= KVS_O_NO_CACHE; break;
 		case OPT_CLEAR: cl->o.clear = true; given |= A_CLEAR; break;
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
+		case 'h': help = true; break;
 		case ':':
 			return usage_error(cl->o.json, "%s needs a value", argv[optind - 1]);
 		default:
@@ -279,25 +298,42 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	}
 	if (cmd == NULL && optind < argc)
 		cmd = argv[optind++];
-	if (cmd == NULL)
-		cmd = "info";
 	cl->o.argv0 = argv[0];
 	cl->o.args = argv + optind;
 	cl->o.nargs = argc - optind;
-	if (strcmp(cmd, "help") == 0) {
+	if (cmd != NULL && strcmp(cmd, "help") == 0) {
 		if (cl->o.nargs == 0) {
 			usage(stdout);
 			return 0;
 		}
 		if ((c = find_command(cl->o.args[0])) == NULL)
 			return usage_error(cl->o.json, "unknown command '%s'", cl->o.args[0]);
-		printf("usage: kvmstat [-M core] [-N kernel] [--raw] [--no-verify] [--json] %s %s\n"
-		    "  %s\n", c->name, c->usage, c->help);
+		command_help(c);
 		return 0;
+	}
+	/* --help: the command's help when one is named (kvmstat malloc --help). */
+	if (help) {
+		if (cmd != NULL && (c = find_command(cmd)) != NULL)
+			command_help(c);
+		else
+			usage(stdout);
+		return 0;
+	}
+	if (cmd == NULL) {
+		/* Nothing to read and nothing to do: the usage, as a usage error.
+		 * Given a dump (-M, -N, --demo), info is the default command. */
+		if (cl->o.core == NULL && cl->o.kernel == NULL && !cl->o.demo) {
+			if (cl->o.json)
+				return usage_error(true, "no command given");
+			usage(stderr);
+			return 2;
+		}
+		cmd = "info";
 	}
 	c = find_command(cmd);
 	if (c == NULL)
 		return usage_error(cl->o.json, "unknown command '%s'", cmd);
+	usage_command = c;
 	if ((rc = check_options(c, &cl->o, given, top_arg)) != 0)
 		return rc;
 	cl->c = c;

@@ -49,6 +49,14 @@ struct cli {
  * --help, help COMMAND: 0; a usage error: 2, said on stderr and, under
  * --json, as a JSON document on stdout). */
 int cli_parse(int argc, char **argv, struct cli *cl);
+/* -o FILE's rules (rd, gmon; in cmd_rd.c), checked before anything is
+ * read: true, with the reason said on stderr, when path cannot be written:
+ * an existing regular file without force, a directory, a socket or block
+ * device, a symbolic link to nothing.  A FIFO or character device is
+ * written in place; a regular file is replaced atomically (a symbolic
+ * link's target, not the link). */
+bool output_refused(const char *cmd, const char *path, bool force);
+
 /* What cli_parse allocated. */
 void cli_free(struct cli *cl);
 /* The command of that name, or NULL. */

@@ -5,6 +5,7 @@
  * reaches the terminal.
  */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,8 +183,9 @@ START_TEST(defaults_and_usage)
 }
 END_TEST
 
-/* Bad options are errors: exit 2, one line naming the problem, the usage;
- * under --json the error is a JSON document on stdout. */
+/* Bad options are errors: exit 2, one line naming the problem and one
+ * naming the help to read (not the whole usage); under --json the error is
+ * a JSON document on stdout. */
 START_TEST(strict_options)
 {
 	static const struct { const char *args, *want; } bad[] = {
@@ -220,7 +222,18 @@ START_TEST(strict_options)
 		out = run_capture(cmd, &st);
 		ck_assert_msg(st == 2, "'%s' exited %d", bad[i].args, st);
 		ck_assert_msg(strstr(out, bad[i].want) != NULL, "'%s' said: %s", bad[i].args, out);
-		ck_assert_msg(strstr(out, "usage: kvmstat") != NULL, "'%s' gave no usage", bad[i].args);
+		ck_assert_msg(strstr(out, "try 'kvmstat help ") != NULL ||
+		    strstr(out, "try 'kvmstat --help'") != NULL, "'%s' named no help: %s",
+		    bad[i].args, out);
+		ck_assert_msg(strstr(out, "usage: kvmstat") == NULL && strstr(out, "commands:") == NULL,
+		    "'%s' printed the whole usage: %s", bad[i].args, out);
+		{
+			size_t lines = 0;
+			const char *q;
+			for (q = out; *q != '\0'; q++)
+				lines += *q == '\n';
+			ck_assert_msg(lines == 2, "'%s' said %zu lines: %s", bad[i].args, lines, out);
+		}
 		free(out);
 	}
 	/* JSON errors on stdout, usage on stderr dropped. */
@@ -256,6 +269,134 @@ START_TEST(strict_options)
 	ck_assert_ptr_nonnull(strstr(out, "--sort name|inuse|memuse|requests"));
 	ck_assert_ptr_nonnull(strstr(out, "kvmstat 0."));
 	free(out);
+}
+END_TEST
+
+/* A shell script run in a fresh directory with $K the kvmstat command on
+ * the FreeBSD 14 minidump (which has gprof data): its stdout and stderr. */
+static char *
+script(int *st, const char *fmt, ...)
+{
+	char body[4096], cmd[8192];
+	const char *dir = path_join(test_tmpdir(), "out");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir %s && cd %s && K='%s -N %s -M %s' && "
+	    "{ %s ; } 2>&1", dir, dir, dir, build_path("analyzers/kvmstat"),
+	    fixture_path("fbsd14/kernel"), fixture_path("fbsd14/vmcore.minidump3"), body);
+	return run_capture(cmd, st);
+}
+
+#define HAS(out, s) ck_assert_msg(strstr(out, s) != NULL, "no '%s' in: %s", s, out)
+
+/* Issue 27: usage without noise, a command's own --help, no command at all,
+ * and a stdout that cannot be written. */
+START_TEST(cli_noise)
+{
+	char *out;
+	int st;
+
+	/* Nothing given: the usage, exit 2 (not the running system's kernel). */
+	out = script(&st, "${K%%%% -N*}; echo rc=$?");
+	HAS(out, "usage: kvmstat");
+	HAS(out, "rc=2");
+	ck_assert_ptr_null(strstr(out, "vmlinux"));
+	free(out);
+	/* COMMAND --help: that command's options, as `help COMMAND`. */
+	out = script(&st, "$K malloc --help; echo rc=$?; $K -z --help; echo rc=$?");
+	HAS(out, "--sort name|inuse|memuse|requests");
+	HAS(out, "--format 12|14|15");
+	HAS(out, "rc=0\n");
+	ck_assert_msg(strstr(out, "commands:") == NULL && strstr(out, "rc=2") == NULL, "%s", out);
+	free(out);
+	/* A full stdout: said, exit 1 (every command, and help). */
+	out = script(&st, "for c in malloc info dmesg 'help malloc' --help 'rd btext 4' "
+	    "'type struct malloc_type'; do $K $c >/dev/full; echo \"$c rc=$?\"; done");
+	ck_assert_msg(strstr(out, "rc=0") == NULL, "%s", out);
+	ck_assert_ptr_null(strstr(out, "rc=2"));
+	{
+		const char *p = out;
+		int n = 0;
+		while ((p = strstr(p, "writing standard output: No space left on device")) != NULL) {
+			n++;
+			p++;
+		}
+		ck_assert_msg(n == 7, "%d of 7 said it: %s", n, out);
+	}
+	free(out);
+	/* --raw on a dump of a known format: the option, not the library's flag. */
+	out = script(&st, "$K --raw info; echo rc=$?");
+	HAS(out, "without --raw");
+	HAS(out, "rc=1");
+	ck_assert_ptr_null(strstr(out, "KVS_O_"));
+	free(out);
+}
+END_TEST
+
+/* Issue 27: -o never replaces what it does not own (rd and gmon alike). */
+START_TEST(output_files)
+{
+	static const char *const cmds[] = { "rd btext 4", "gmon" };
+	char *out;
+	size_t i;
+	int st;
+
+	for (i = 0; i < 2; i++) {
+		const char *c = cmds[i];
+		/* A new file; then refused without -f, replaced with -f. */
+		out = script(&st, "$K %s -o f1 2>/dev/null && echo old > f1 && $K %s -o f1; echo rc=$?; "
+		    "cat f1; $K %s -o f1 -f 2>/dev/null; echo rc=$?; test $(wc -c < f1) -gt 4 && echo REPLACED",
+		    c, c, c);
+		HAS(out, "f1 exists (use -f to replace it)");
+		HAS(out, "rc=1\nold\n");
+		HAS(out, "rc=0\nREPLACED");
+		free(out);
+		/* -o -: standard output, no file named '-'. */
+		out = script(&st, "$K %s -o - 2>/dev/null | wc -c; test -e ./- && echo DASHFILE; "
+		    "$K %s -o - -f > /dev/null; echo rc=$?", c, c);
+		ck_assert_msg(atoi(out) >= 32, "%s", out);
+		ck_assert_ptr_null(strstr(out, "DASHFILE"));
+		HAS(out, "rc=0");
+		free(out);
+		/* A FIFO is written in place and stays a FIFO. */
+		out = script(&st, "mkfifo ff && { cat ff > got & } && $K %s -o ff 2>/dev/null; echo rc=$?; "
+		    "wait; test -p ff && echo FIFO; $K %s -o - > want 2>/dev/null; cmp got want && echo SAME", c, c);
+		HAS(out, "rc=0");
+		HAS(out, "FIFO");
+		HAS(out, "SAME");
+		free(out);
+		/* A symbolic link with -f: its target replaced, the link kept. */
+		out = script(&st, "echo old > t && ln -s t l && $K %s -o l; echo rc1=$?; "
+		    "$K %s -o l -f 2>/dev/null; echo rc2=$?; test -L l && echo LINK; "
+		    "$K %s -o - 2>/dev/null | cmp - t && echo TARGET; "
+		    "ln -s nowhere d && $K %s -o d -f; echo rc3=$?; test -e nowhere || "
+		    "echo NOTMADE", c, c, c, c);
+		HAS(out, "l exists (use -f to replace it)");
+		HAS(out, "rc1=1\nrc2=0\nLINK\nTARGET\n");
+		HAS(out, "d is a symbolic link to a missing file");
+		HAS(out, "rc3=1\nNOTMADE");
+		free(out);
+		/* A directory and a socket: refused, left as they are. */
+		out = script(&st, "mkdir dir && $K %s -o dir -f; echo rc=$?; test -d dir && echo DIR; "
+		    "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"s\")' && "
+		    "$K %s -o s -f; echo rc=$?; test -S s && echo SOCK", c, c);
+		HAS(out, "dir is a directory; not written");
+		HAS(out, "rc=1\nDIR");
+		HAS(out, "s is a socket; not written");
+		HAS(out, "rc=1\nSOCK");
+		free(out);
+		/* A full device: the error, exit 1; the device node stays. */
+		out = script(&st, "$K %s -o /dev/full; echo rc=$?; $K %s -o /dev/full -f; echo rc=$?; "
+		    "test -c /dev/full && echo CHR", c, c);
+		HAS(out, "/dev/full: No space left on device");
+		HAS(out, "rc=1\n");
+		ck_assert_ptr_null(strstr(out, "rc=0"));
+		HAS(out, "CHR");
+		free(out);
+	}
 }
 END_TEST
 
@@ -295,6 +436,8 @@ main(void)
 	tcase_add_test(tc, no_escape_reaches_terminal);
 	tcase_add_test(tc, defaults_and_usage);
 	tcase_add_test(tc, strict_options);
+	tcase_add_test(tc, cli_noise);
+	tcase_add_test(tc, output_files);
 	tcase_add_test(tc, fixtures_regenerate_identically);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -160,6 +160,69 @@ graph_line(const char *text, const char *start, const char *needle)
 }
 
 /* GNU gprof, given the fixture kernel and our gmon.out. */
+/* Issue 27: kvmprof_gmon_write never replaces what is not a regular file:
+ * a symbolic link's target is replaced (the link kept), a FIFO is written in
+ * place, a directory, a socket and a dangling link are refused, a full
+ * device is ENOSPC, NULL is standard output. */
+START_TEST(gmon_write_targets)
+{
+	kvs_t *kd = open_core("fbsd14", "vmcore.elf", 0);
+	kvmprof_gmon_t *g = kvmprof_gmon_read(kd);
+	const char *dir = test_tmpdir();
+	char target[1024], link_[1024], fifo[1024], sub[1024], cmd[4096], *out;
+	struct stat sb;
+	size_t want;
+	int st;
+
+	ck_assert_ptr_nonnull(g);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link_, sizeof(link_), "%s/link", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	ck_assert_int_eq(write_file(target, "old", 3), 0);
+	ck_assert_int_eq(symlink("target", link_), 0);
+	ck_assert_int_eq(kvmprof_gmon_write(g, link_, 0), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(kvmprof_gmon_write(g, link_, 1), 0);
+	ck_assert_int_eq(lstat(link_, &sb), 0);
+	ck_assert(S_ISLNK(sb.st_mode));
+	free(read_file(target, &want));
+	ck_assert_uint_gt(want, 40);
+	/* A dangling link: neither it nor its target made. */
+	unlink(link_);
+	ck_assert_int_eq(symlink("nowhere", link_), 0);
+	ck_assert_int_eq(kvmprof_gmon_write(g, link_, 1), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_ne(access(path_join(dir, "nowhere"), F_OK), 0);
+	/* A directory. */
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(kvmprof_gmon_write(g, sub, 1), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	ck_assert_int_eq(stat(sub, &sb), 0);
+	ck_assert(S_ISDIR(sb.st_mode));
+	/* A full device. */
+	ck_assert_int_eq(kvmprof_gmon_write(g, "/dev/full", 1), -1);
+	ck_assert_int_eq(errno, ENOSPC);
+	ck_assert_int_eq(stat("/dev/full", &sb), 0);
+	ck_assert(S_ISCHR(sb.st_mode));
+	/* A FIFO: written in place (a reader in the background), still a FIFO. */
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	snprintf(cmd, sizeof(cmd), "cat %s > %s/fromfifo &", fifo, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(kvmprof_gmon_write(g, fifo, 0), 0);
+	ck_assert_int_eq(stat(fifo, &sb), 0);
+	ck_assert(S_ISFIFO(sb.st_mode));
+	snprintf(cmd, sizeof(cmd), "sleep 0.2; n=0; while [ $n -lt 50 ] && "
+	    "[ $(wc -c < %s/fromfifo) -lt %zu ]; do sleep 0.1; n=$((n+1)); done; "
+	    "cmp %s/fromfifo %s && echo SAME", dir, want, dir, target);
+	out = run_capture(cmd, &st);
+	ck_assert_msg(out != NULL && strstr(out, "SAME") != NULL, "FIFO got other bytes");
+	free(out);
+	kvmprof_gmon_free(g);
+	kvs_close(kd);
+}
+END_TEST
+
 START_TEST(gnu_gprof_agrees)
 {
 	json_t *t = load_truth("fbsd14/truth.json"), *gt = json_object_get(t, "gprof"), *f, *a, *b2;
@@ -511,6 +574,7 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, buffers_equal_truth, 0, 2);
 	tcase_add_test(tc, gmon_out_file);
+	tcase_add_test(tc, gmon_write_targets);
 	tcase_add_test(tc, gnu_gprof_agrees);
 	tcase_add_test(tc, profile_json);
 	tcase_add_test(tc, width_from_dwarf);

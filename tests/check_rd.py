@@ -10,8 +10,8 @@
   at offsets computed here from its program headers (p_paddr, p_offset),
   for the truth's translations (va -> pa).
 - Unreadable addresses (truth "unmapped", "not_dumped_va") fail naming the
-  address; `-o FILE` writes exactly the bytes, and nothing when a byte is
-  unreadable.
+  address, one line per run of unreadable pages; `-o FILE` writes exactly
+  the bytes, and nothing when a byte is unreadable.
 
 Without gdb the test fails, unless KVS_ALLOW_MISSING_ORACLES=1 (exit 77).
 """
@@ -151,6 +151,36 @@ def fbsd_gdb():
                                "rd", va, "4")
         check(rc == 1 and ("%016x" % int(va, 16)) in err and out == "",
               "unreadable %s: rc %d, out %r, err %r" % (va, rc, out, err))
+    # A long read over unreadable memory: one stderr line per run of
+    # consecutive unreadable pages (first and last byte, page count), not
+    # one per page; --json's errors are the same runs.
+    va = int(t["unmapped"][0], 16)
+    count = 100000000
+    rc, out, err = kvmstat("-N", kernel, "-M", os.path.join(d, "vmcore.minidump3"),
+                           "rd", "%x" % va, str(count))
+    lines = err.splitlines()
+    check(rc == 1 and 1 <= len(lines) <= 64, "rd over unreadable memory: rc %d, %d stderr "
+          "lines: %s" % (rc, len(lines), lines[:3]))
+    runs = []
+    for line in lines[:64]:
+        try:
+            rng, rest = line.split("kvmstat: rd: ", 1)[1].split(": not read, ", 1)
+            lo, hi = (int(x, 16) for x in rng.split("-"))
+            runs.append((lo, hi, int(rest.split(" page", 1)[0])))
+        except (IndexError, ValueError):
+            check(False, "rd run line: %r" % line)
+    check(bool(runs) and runs[0][0] == va, "first run %s starts at %#x" % (runs[:1], va))
+    for i, (lo, hi, n) in enumerate(runs):
+        check(hi >= lo and n == (hi // 4096) - (lo // 4096) + 1,
+              "run %#x-%#x: %d pages" % (lo, hi, n))
+        check(i == 0 or lo > runs[i - 1][1] + 1, "runs %s and %s touch" % (runs[i - 1], runs[i]))
+    check(runs[-1][1] == va + 8 * count - 1 or out != "",
+          "last run ends at %#x" % runs[-1][1])
+    rc, out, err = kvmstat("-N", kernel, "-M", os.path.join(d, "vmcore.minidump3"),
+                           "--json", "rd", "%x" % va, str(count))
+    errs = json.loads(out)["errors"] if rc == 1 else []
+    check([int(e["address"], 16) for e in errs] == [r[0] for r in runs],
+          "--json errors %s, text runs %s" % ([e["address"] for e in errs][:5], runs[:5]))
     # A read that runs into an unreadable page prints what it could and
     # names the first unreadable address.
     bad = next(va + sz for _pa, va, _off, sz in loads if not in_core(va + sz, 1))

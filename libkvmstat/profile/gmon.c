@@ -310,35 +310,14 @@ write_all(int fd, const void *b, size_t n)
 	return 0;
 }
 
-int
-kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
+/* The header, histogram and arcs, as kgmon writes them, to fd. */
+static int
+write_gmon_fd(const kvmprof_gmon_t *g, int fd)
 {
-	char tmp[4096];
 	uint8_t hdr[40];
 	int32_t i32;
 	size_t i;
-	int fd, saved;
 
-	if (!force && access(path, F_OK) == 0) {
-		errno = EEXIST;
-		return -1;
-	}
-	/* Not mkstemp: its 0600 would outlive the rename, and kgmon's gmon.out
-	 * is an ordinary file created under the user's umask. */
-	fd = -1;
-	for (unsigned n = 0; fd < 0 && n < 100; n++) {
-		static unsigned seq;
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(),
-		    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= sizeof(tmp)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
-	if (fd < 0)
-		return -1;
 	/* struct gmonhdr: lpc, hpc, ncnt, version, profrate, histcounter_type, spare[2] */
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, &g->lowpc, 8);
@@ -350,28 +329,159 @@ kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
 	memcpy(hdr + 24, &g->profrate, 4);
 	memcpy(hdr + 28, &g->histcounter_type, 4);
 	if (write_all(fd, hdr, sizeof(hdr)) != 0 || write_all(fd, g->kcount, g->kcountsize) != 0)
-		goto fail;
+		return -1;
 	for (i = 0; i < g->narcs; i++) {
 		uint8_t raw[24];
 		memcpy(raw, &g->arcs[i].frompc, 8);
 		memcpy(raw + 8, &g->arcs[i].selfpc, 8);
 		memcpy(raw + 16, &g->arcs[i].count, 8);
 		if (write_all(fd, raw, sizeof(raw)) != 0)
-			goto fail;
+			return -1;
 	}
+	return 0;
+}
+
+/*
+ * Where path's bytes go: symbolic links followed (as cp does) to the name
+ * that is not one, in final, with *st its status (*exists 0 when nothing is
+ * there yet).  A link to nothing is ENOENT: neither it nor a file it might
+ * name is created.
+ */
+static int
+follow_links(const char *path, char *final, size_t size, struct stat *st, int *exists)
+{
+	char link[4096], next[4096];
+	int hops;
+
+	if ((size_t)snprintf(final, size, "%s", path) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (hops = 0; hops < 40; hops++) {
+		ssize_t n;
+		const char *slash;
+
+		if (lstat(final, st) != 0) {
+			if (errno != ENOENT)
+				return -1;
+			if (hops > 0)
+				return -1;      /* a dangling link: ENOENT */
+			*exists = 0;
+			return 0;
+		}
+		if (!S_ISLNK(st->st_mode)) {
+			*exists = 1;
+			return 0;
+		}
+		if ((n = readlink(final, link, sizeof(link) - 1)) < 0)
+			return -1;
+		link[n] = '\0';
+		slash = strrchr(final, '/');
+		if (link[0] == '/' || slash == NULL)
+			n = snprintf(next, sizeof(next), "%s", link);
+		else
+			n = snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - final), final,
+			    link);
+		if (n < 0 || (size_t)n >= sizeof(next) || (size_t)n >= size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(final, next, (size_t)n + 1);
+	}
+	errno = ELOOP;
+	return -1;
+}
+
+/* A FIFO or a character device, written where it is, as cp and dd of= do:
+ * opened without O_CREAT, and still that kind of file once open. */
+static int
+write_in_place(const kvmprof_gmon_t *g, const char *final, const struct stat *st)
+{
+	struct stat fst;
+	int fd, saved;
+
+	if ((fd = open(final, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &fst) != 0 || (fst.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
+	    fst.st_rdev != st->st_rdev) {
+		close(fd);
+		errno = EINVAL;       /* replaced by another kind of file meanwhile */
+		return -1;
+	}
+	if (write_gmon_fd(g, fd) != 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+int
+kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
+{
+	char final[4096], tmp[4200];
+	struct stat st;
+	int fd, saved, exists;
+
+	if (path == NULL)
+		return write_gmon_fd(g, STDOUT_FILENO);
+	if (follow_links(path, final, sizeof(final), &st, &exists) != 0)
+		return -1;
+	if (exists) {
+		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+			return write_in_place(g, final, &st);
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			errno = EINVAL;       /* a socket, a block device: never replaced */
+			return -1;
+		}
+		if (!force) {
+			errno = EEXIST;
+			return -1;
+		}
+	}
+	/* Not mkstemp: its 0600 would outlive the rename, and kgmon's gmon.out
+	 * is an ordinary file created under the user's umask.  Beside the file
+	 * the link names, so that the rename stays in one file system. */
+	fd = -1;
+	for (unsigned n = 0; fd < 0 && n < 100; n++) {
+		static unsigned seq;
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", final, (long)getpid(),
+		    __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	if (write_gmon_fd(g, fd) != 0)
+		goto fail;
 	if (fsync(fd) != 0 || close(fd) != 0) {
 		fd = -1;
 		goto fail;
 	}
 	fd = -1;
-	if (!force) {
+	if (!force || !exists) {
 		/* link() fails if the name appeared meanwhile: never clobber. */
-		if (link(tmp, path) != 0)
+		if (link(tmp, final) != 0)
 			goto fail;
 		unlink(tmp);
 		return 0;
 	}
-	if (rename(tmp, path) != 0)
+	/* Still the regular file seen above, not a FIFO or a device put there
+	 * meanwhile (rename would replace it). */
+	if (lstat(final, &st) == 0 && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if (rename(tmp, final) != 0)
 		goto fail;
 	return 0;
 fail:

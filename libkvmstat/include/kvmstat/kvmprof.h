@@ -52,10 +52,16 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
     uint64_t *selfpc, int64_t *count);
 
 /* Write the BSD gmon.out that `kgmon -p` writes (header, raw histogram,
- * raw arcs), atomically: a temporary file beside it, created under the
- * umask, renamed into place.  Refuses to replace an existing file unless
- * `force` (without it the final step is link(2), so a file that appears
- * meanwhile is not clobbered either).  0 or -1 with errno set.
+ * raw arcs) to path, or to standard output when path is NULL.  A new or
+ * regular file is written atomically: a temporary file beside it, created
+ * under the umask, renamed into place.  Refuses to replace an existing file
+ * unless `force` (without it the final step is link(2), so a file that
+ * appears meanwhile is not clobbered either): EEXIST.  A symbolic link is
+ * followed: the file it names is replaced, never the link (a link to
+ * nothing: ENOENT).  A FIFO or a character device is written in place, as
+ * cp(1) does, force or not; a directory (EISDIR), a socket or a block
+ * device (EINVAL) is never replaced.  0 or -1 with errno set (a full device:
+ * ENOSPC).
  *
  * GNU gprof reads this file as is: it recognises the BSD 4.4 header by its
  * version word (GMONVERSION) and takes the histogram bounds, counter count
