@@ -230,7 +230,22 @@ command_json(const struct command *c)
 
 	json_object_set_new(j, "name", json_string(c->name));
 	json_object_set_new(j, "summary", json_string(c->help));
-	json_object_set_new(j, "usage", json_string(c->usage));
+	/* The text usage's line breaks (and their indentation) as one space. */
+	{
+		char u[512];
+		size_t n = 0;
+		const char *q;
+		for (q = c->usage; *q != '\0' && n + 1 < sizeof(u); q++) {
+			if (*q == '\n') {
+				while (q[1] == ' ')
+					q++;
+				u[n++] = ' ';
+			} else
+				u[n++] = *q;
+		}
+		u[n] = '\0';
+		json_object_set_new(j, "usage", json_string(u));
+	}
 	while (p != NULL && *p != '\0') {
 		size_t n = strcspn(p, "|");
 		json_array_append_new(fm, json_stringn(p, n));
