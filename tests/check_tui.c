@@ -1205,6 +1205,24 @@ START_TEST(static_dump_and_zone_percpu)
 		ck_assert_msg(strstr(scr, want) != NULL, "domain %zu of %s not shown:\n%s", i, name, scr);
 	}
 	free(scr);
+	/* 45 columns: the figures that fit, whole (no "ZO" of ZONEFREE). */
+	tmux("resize-window -t %s -x 45 -y 40", sess_scr);
+	usleep(800 * 1000);
+	scr = capture(sess_scr);
+	p = strstr(scr, "\nCPU ");
+	ck_assert_msg(p != NULL, "no per-CPU title at 45 columns:\n%s", scr);
+	{
+		char t[128], *wd[8];
+		int nw, j;
+		snprintf(t, sizeof(t), "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+		nw = words(t, wd, 8);
+		ck_assert_int_ge(nw, 2);
+		for (j = 0; j < nw; j++)
+			ck_assert_msg(strcmp(wd[j], "CPU") == 0 || strcmp(wd[j], "CACHED") == 0 ||
+			    strcmp(wd[j], "CACHED(K)") == 0 || strcmp(wd[j], "ZONEFREE") == 0 ||
+			    strcmp(wd[j], "KEGFREE") == 0, "per-CPU title word '%s' at 45 columns", wd[j]);
+	}
+	free(scr);
 	skeys("q");
 	json_decref(truth);
 }

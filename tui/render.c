@@ -403,6 +403,20 @@ draw_list(struct tui *t, struct frame *f, bool batch)
 	}
 }
 
+/* One line of the per-CPU screen: an 8-wide id, then n figures. */
+static void
+put_percpu(struct frame *f, int y, enum role r, const char *id, const char *const *v, size_t n)
+{
+	static const int fw[4] = { 15, 15, 13, 13 };
+	char b[128];
+	size_t k, o;
+
+	o = (size_t)snprintf(b, sizeof(b), "%-8s", id);
+	for (k = 0; k < n && k < 4; k++)
+		o += (size_t)snprintf(b + o, sizeof(b) - o, "%*s", fw[k], v[k]);
+	put(f, y, 0, r, b);
+}
+
 static void
 draw_percpu(struct tui *t, struct frame *f)
 {
@@ -426,27 +440,31 @@ draw_percpu(struct tui *t, struct frame *f)
 	    (unsigned long long)memstat_get_kaddr(r->mt));
 	nv = model_percpu_titles(memstat_get_allocator(r->mt), &ti);
 	nl = model_percpu(r->mt, lines, sizeof(lines) / sizeof(lines[0]));
+	/* The figures that fit the screen whole (the CPU column is 8 wide). */
+	{
+		static const int fw[4] = { 15, 15, 13, 13 };
+		int used = 8;
+		size_t show = 0;
+		while (show < nv && used + fw[show] <= f->cols)
+			used += fw[show++];
+		nv = show;
+	}
 	paint(f, y, R_TITLE);
-	if (nv == 4)
-		putf(f, y++, 0, R_TITLE, "%-8s %14s %14s %12s %12s", "CPU", ti[0], ti[1], ti[2], ti[3]);
-	else
-		putf(f, y++, 0, R_TITLE, "%-8s %14s %14s", "CPU", ti[0], ti[1]);
+	put_percpu(f, y++, R_TITLE, "CPU", ti, nv);
 	if (nl == 0)
 		put(f, y++, 0, R_NONE, "(no per-CPU figures: every CPU's are zero)");
 	for (i = 0; i < nl && y < f->rows - 1; i++) {
 		char id[16], v[4][24];
+		const char *vp[4] = { v[0], v[1], v[2], v[3] };
 		size_t k;
 		snprintf(id, sizeof(id), "%s%u", lines[i].domain ? "domain" : "", lines[i].id);
 		for (k = 0; k < 4; k++)
 			snprintf(v[k], sizeof(v[k]), "%llu", (unsigned long long)lines[i].v[k]);
 		if (lines[i].domain)          /* a domain has no per-CPU cache */
 			v[0][0] = v[1][0] = '\0';
-		else if (nv == 4 && memstat_get_allocator(r->mt) == ALLOCATOR_UMA)
+		else if (memstat_get_allocator(r->mt) == ALLOCATOR_UMA)
 			v[2][0] = v[3][0] = '\0';  /* nor a CPU free items of its own */
-		if (nv == 4)
-			putf(f, y++, 0, R_NONE, "%-8s %14s %14s %12s %12s", id, v[0], v[1], v[2], v[3]);
-		else
-			putf(f, y++, 0, R_NONE, "%-8s %14s %14s", id, v[0], v[1]);
+		put_percpu(f, y++, R_NONE, id, vp, nv);
 	}
 }
 
