@@ -255,11 +255,9 @@ out_close(struct outfile *of, const struct opts *o, bool ok)
 	int rc = 0;
 
 	if (of->f == stdout) {
-		if (fflush(stdout) != 0) {
-			fprintf(stderr, "kvmstat: rd: writing standard output: %s\n",
-			    strerror(errno));
+		/* A write error is said once, by main's check of stdout. */
+		if (fflush(stdout) != 0)
 			rc = -1;
-		}
 		return ok ? rc : -1;
 	}
 	if (ok && (fflush(of->f) != 0 || (of->tmp != NULL && fsync(fileno(of->f)) != 0)))
@@ -310,8 +308,9 @@ write_raw(kvs_t *kd, const struct opts *o, uint64_t addr, uint64_t len)
 			break;
 		}
 		if (fwrite(buf, 1, (size_t)n, of.f) != n) {
-			fprintf(stderr, "kvmstat: rd: writing %s: %s\n", of.f == stdout ?
-			    "standard output" : o->output, strerror(errno));
+			if (of.f != stdout)   /* stdout: said by main */
+				fprintf(stderr, "kvmstat: rd: writing %s: %s\n", o->output,
+				    strerror(errno));
 			ok = false;
 			break;
 		}

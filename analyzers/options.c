@@ -197,6 +197,33 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 	return 0;
 }
 
+/* For a usage error found before the command is known (an unknown option
+ * after it: kvmstat malloc --bogus): the command the line names, its
+ * options' values skipped, or NULL. */
+static const struct command *
+named_command(int argc, char **argv, const struct option *longopts)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argc ? find_command(argv[i + 1]) : NULL;
+		if (strcmp(a, "-m") == 0 || strcmp(a, "-z") == 0)
+			return find_command(a[1] == 'm' ? "malloc" : "zone");
+		if (a[0] != '-' || a[1] == '\0')
+			return find_command(a);
+		if (a[1] == '-') {
+			const struct option *lo;
+			for (lo = longopts; lo->name != NULL; lo++)
+				if (strcmp(a + 2, lo->name) == 0 && lo->has_arg == required_argument)
+					i++;            /* --format 14: skip its value */
+		} else if (strchr("MNoK", a[1]) != NULL && a[2] == '\0')
+			i++;                            /* -M core */
+	}
+	return NULL;
+}
+
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
 	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR };
@@ -289,8 +316,10 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
 		case 'h': help = true; break;
 		case ':':
+			usage_command = named_command(argc, argv, longopts);
 			return usage_error(cl->o.json, "%s needs a value", argv[optind - 1]);
 		default:
+			usage_command = named_command(argc, argv, longopts);
 			if (optopt != 0)
 				return usage_error(cl->o.json, "unknown option -%c", optopt);
 			return usage_error(cl->o.json, "unknown option %s", argv[optind - 1]);

@@ -312,9 +312,15 @@ START_TEST(cli_noise)
 	HAS(out, "rc=0\n");
 	ck_assert_msg(strstr(out, "commands:") == NULL && strstr(out, "rc=2") == NULL, "%s", out);
 	free(out);
+	/* An unknown option after the command points to that command's help. */
+	out = script(&st, "$K malloc --bogus; echo rc=$?; $K -m --top; echo rc=$?");
+	HAS(out, "unknown option --bogus\ntry 'kvmstat help malloc' for its usage\nrc=2");
+	HAS(out, "--top needs a value\ntry 'kvmstat help malloc' for its usage\nrc=2");
+	free(out);
 	/* A full stdout: said, exit 1 (every command, and help). */
 	out = script(&st, "for c in malloc info dmesg 'help malloc' --help 'rd btext 4' "
-	    "'type struct malloc_type'; do $K $c >/dev/full; echo \"$c rc=$?\"; done");
+	    "'type struct malloc_type' 'rd btext 4 -o -'; do $K $c >/dev/full; "
+	    "echo \"$c rc=$?\"; done");
 	ck_assert_msg(strstr(out, "rc=0") == NULL, "%s", out);
 	ck_assert_ptr_null(strstr(out, "rc=2"));
 	{
@@ -324,7 +330,7 @@ START_TEST(cli_noise)
 			n++;
 			p++;
 		}
-		ck_assert_msg(n == 7, "%d of 7 said it: %s", n, out);
+		ck_assert_msg(n == 8, "%d of 8 said it (once each): %s", n, out);
 	}
 	free(out);
 	/* --raw on a dump of a known format: the option, not the library's flag. */
