@@ -742,6 +742,42 @@ START_TEST(batch_profile_title)
 }
 END_TEST
 
+/* The profile and probe screens at a narrow width: a figure is whole or
+ * left out (the same word as in a wide frame), never cut. */
+START_TEST(batch_text_screens_whole)
+{
+	static const char *const views[] = { "--view profile", "--view probes" };
+	static const int widths[] = { 20, 30, 35, 42, 45, 50 };
+	size_t v, k;
+
+	for (v = 0; v < 2; v++)
+		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			char *wide = batch(fbsd_args(views[v]), 200, 0, NULL), *narrow;
+			char *wl[256], *nl[256];
+			int nw, nn, i;
+			narrow = batch(fbsd_args(views[v]), widths[k], 0, NULL);
+			assert_plain(narrow, widths[k]);
+			nw = frame_lines(wide, wl, 256);
+			nn = frame_lines(narrow, nl, 256);
+			for (i = 4; i < nn && i < nw; i++) {
+				char a[512], b[512], *aw[32], *bw[32];
+				int na, nb, j;
+				snprintf(a, sizeof(a), "%s", nl[i]);
+				snprintf(b, sizeof(b), "%s", wl[i]);
+				na = words(a, aw, 32);
+				nb = words(b, bw, 32);
+				for (j = 0; j < na && j < nb; j++)
+					if (strspn(aw[j], "0123456789.%") == strlen(aw[j]))
+						ck_assert_msg(strcmp(aw[j], bw[j]) == 0,
+						    "%s at %d: '%s' cut from '%s' in '%s'", views[v], widths[k],
+						    aw[j], bw[j], nl[i]);
+			}
+			free(wide);
+			free(narrow);
+		}
+}
+END_TEST
+
 /* Bad options are errors (exit 2), never a curses screen. */
 START_TEST(batch_bad_options)
 {
@@ -1405,6 +1441,7 @@ main(void)
 	tcase_add_test(tc, batch_when_piped);
 	tcase_add_test(tc, defaults_and_demo);
 	tcase_add_test(tc, batch_columns_whole);
+	tcase_add_test(tc, batch_text_screens_whole);
 	tcase_add_test(tc, help_is_one_text);
 	tcase_add_test(tc, readme_options_exist);
 	suite_add_tcase(s, tc);

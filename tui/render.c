@@ -536,6 +536,31 @@ draw_info(struct tui *t, struct frame *f)
 	}
 }
 
+/* A text line cut to w columns, but never inside a figure: when the word
+ * at the edge is a number, the line ends before it. */
+static void
+cut_whole(char *s, int w)
+{
+	int b, e;
+
+	if (w < 0 || (int)strlen(s) <= w)
+		return;
+	if (s[w] == ' ' || s[w - 1] == ' ') {
+		s[w] = '\0';
+		return;
+	}
+	for (b = w - 1; b > 0 && s[b - 1] != ' '; b--)
+		;
+	for (e = b; s[e] != '\0' && s[e] != ' '; e++)
+		if (strchr("0123456789.%+-", s[e]) == NULL) {
+			s[w] = '\0';           /* a name: cut where the screen ends */
+			return;
+		}
+	while (b > 0 && s[b - 1] == ' ')
+		b--;
+	s[b] = '\0';
+}
+
 void
 render(struct tui *t, struct frame *f, bool batch)
 {
@@ -558,6 +583,7 @@ render(struct tui *t, struct frame *f, bool batch)
 		for (i = 0; i < t->ntext && 4 + i < f->rows - (batch ? 0 : 1); i++) {
 			char c[1024];
 			clean(c, sizeof(c), t->text[i]);
+			cut_whole(c, f->cols);
 			put(f, 4 + i, 0, R_NONE, c);
 		}
 		break;
