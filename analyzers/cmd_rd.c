@@ -227,8 +227,11 @@ out_open(struct outfile *of, const struct opts *o)
 		of->tmp = NULL;
 		goto err;
 	}
-	/* mkstemp's 0600 would outlive the rename: the umask's mode instead. */
-	{
+	/* mkstemp's 0600 would outlive the rename: the umask's mode instead,
+	 * or a replaced file's own, as cp leaves it. */
+	if (exists)
+		(void)fchmod(fd, st.st_mode & 07777);
+	else {
 		mode_t um = umask(0);
 		umask(um);
 		(void)fchmod(fd, 0666 & ~um);

@@ -354,11 +354,11 @@ START_TEST(output_files)
 		const char *c = cmds[i];
 		/* A new file; then refused without -f, replaced with -f. */
 		out = script(&st, "$K %s -o f1 2>/dev/null && echo old > f1 && $K %s -o f1; echo rc=$?; "
-		    "cat f1; $K %s -o f1 -f 2>/dev/null; echo rc=$?; test $(wc -c < f1) -gt 4 && echo REPLACED",
-		    c, c, c);
+		    "cat f1; chmod 604 f1; $K %s -o f1 -f 2>/dev/null; echo rc=$?; "
+		    "test $(wc -c < f1) -gt 4 && echo REPLACED; stat -c mode=%%a f1; ls", c, c, c);
 		HAS(out, "f1 exists (use -f to replace it)");
 		HAS(out, "rc=1\nold\n");
-		HAS(out, "rc=0\nREPLACED");
+		HAS(out, "rc=0\nREPLACED\nmode=604\nf1\n");   /* its mode kept, no temporary */
 		free(out);
 		/* -o -: standard output, no file named '-'. */
 		out = script(&st, "$K %s -o - 2>/dev/null | wc -c; test -e ./- && echo DASHFILE; "

@@ -183,9 +183,12 @@ START_TEST(gmon_write_targets)
 	ck_assert_int_eq(symlink("target", link_), 0);
 	ck_assert_int_eq(kvmprof_gmon_write(g, link_, 0), -1);
 	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(chmod(target, 0604), 0);
 	ck_assert_int_eq(kvmprof_gmon_write(g, link_, 1), 0);
 	ck_assert_int_eq(lstat(link_, &sb), 0);
 	ck_assert(S_ISLNK(sb.st_mode));
+	ck_assert_int_eq(stat(target, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0604);         /* its mode kept, as cp */
 	free(read_file(target, &want));
 	ck_assert_uint_gt(want, 40);
 	/* A dangling link: neither it nor its target made. */

@@ -461,6 +461,9 @@ kvmprof_gmon_write(const kvmprof_gmon_t *g, const char *path, int force)
 	}
 	if (fd < 0)
 		return -1;
+	/* A replaced file keeps its permissions, as cp leaves them. */
+	if (exists && fchmod(fd, st.st_mode & 07777) != 0)
+		goto fail;
 	if (write_gmon_fd(g, fd) != 0)
 		goto fail;
 	if (fsync(fd) != 0 || close(fd) != 0) {

@@ -54,7 +54,7 @@ void kvmprof_gmon_arc(const kvmprof_gmon_t *g, size_t i, uint64_t *frompc,
 /* Write the BSD gmon.out that `kgmon -p` writes (header, raw histogram,
  * raw arcs) to path, or to standard output when path is NULL.  A new or
  * regular file is written atomically: a temporary file beside it, created
- * under the umask, renamed into place.  Refuses to replace an existing file
+ * under the umask (a replaced file's permissions kept), renamed into place.  Refuses to replace an existing file
  * unless `force` (without it the final step is link(2), so a file that
  * appears meanwhile is not clobbered either): EEXIST.  A symbolic link is
  * followed: the file it names is replaced, never the link (a link to
