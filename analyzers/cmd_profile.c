@@ -53,7 +53,7 @@ cmd_gmon(kvs_t *kd, const struct opts *o)
 
 	if (!to_stdout && output_refused("gmon", out, o->force))
 		return 1;
-	if ((g = read_gmon(kd, false)) == NULL)
+	if ((g = read_gmon(kd, o->json && !to_stdout)) == NULL)
 		return 1;
 	if (kvmprof_gmon_write(g, to_stdout ? NULL : out, o->force) != 0) {
 		int e = errno;
@@ -63,11 +63,20 @@ cmd_gmon(kvs_t *kd, const struct opts *o)
 		kvmprof_gmon_free(g);
 		return 1;
 	}
-	fprintf(stderr, "kvmstat: wrote %s: %zu bins, %zu arcs, profiling %s, %d Hz\n",
-	    to_stdout ? "standard output" : out, kvmprof_gmon_nbins(g), kvmprof_gmon_narcs(g),
-	    state_name(kvmprof_gmon_state(g)), kvmprof_gmon_profrate(g));
+	int rc = 0;
+	if (o->json && !to_stdout)     /* what was written, as a document */
+		rc = emit_wrote_json("gmon", out, -1, json_pack("{s:I,s:I,s:s,s:i}",
+		    "bins", (json_int_t)kvmprof_gmon_nbins(g),
+		    "arcs", (json_int_t)kvmprof_gmon_narcs(g),
+		    "state", state_name(kvmprof_gmon_state(g)),
+		    "profrate", kvmprof_gmon_profrate(g)));
+	else
+		fprintf(stderr, "kvmstat: wrote %s: %zu bins, %zu arcs, profiling %s, %d Hz\n",
+		    to_stdout ? "standard output" : out, kvmprof_gmon_nbins(g),
+		    kvmprof_gmon_narcs(g), state_name(kvmprof_gmon_state(g)),
+		    kvmprof_gmon_profrate(g));
 	kvmprof_gmon_free(g);
-	return 0;
+	return rc;
 }
 
 struct arcrow {

@@ -319,7 +319,13 @@ write_raw(kvs_t *kd, const struct opts *o, uint64_t addr, uint64_t len)
 		}
 		done += n;
 	}
-	return out_close(&of, o, ok) == 0 ? 0 : 1;
+	bool to_stdout = of.f == stdout;
+	if (out_close(&of, o, ok) != 0)
+		return 1;
+	if (o->json && !to_stdout)     /* what was written, as a document */
+		return emit_wrote_json("rd", o->output, (int64_t)len, json_pack("{s:s,s:o}",
+		    "space", o->phys ? "physical" : "virtual", "address", json_kaddr(addr)));
+	return 0;
 }
 
 static void

@@ -255,7 +255,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	const char *cmd = NULL, *top_arg = NULL;
 	const struct command *c = NULL;
 	unsigned given = 0;
-	bool help = false;
+	bool help = false, version = false;
 	int ch, rc;
 
 	usage_command = NULL;
@@ -313,7 +313,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		case OPT_STATS: cl->o.stats = true; given |= A_STATS; break;
 		case OPT_NOCACHE: cl->o.open_flags |= KVS_O_NO_CACHE; break;
 		case OPT_CLEAR: cl->o.clear = true; given |= A_CLEAR; break;
-		case OPT_VERSION: printf("kvmstat %s\n", KVS_VERSION); return 0;
+		case OPT_VERSION: version = true; break;
 		case 'h': help = true; break;
 		case ':':
 			usage_command = named_command(argc, argv, longopts);
@@ -325,6 +325,13 @@ cli_parse(int argc, char **argv, struct cli *cl)
 			return usage_error(cl->o.json, "unknown option %s", argv[optind - 1]);
 		}
 	}
+	/* --version (after the loop: --json may come after it). */
+	if (version) {
+		if (cl->o.json)
+			return emit_version_json(KVS_VERSION);
+		printf("kvmstat %s\n", KVS_VERSION);
+		return 0;
+	}
 	if (cmd == NULL && optind < argc)
 		cmd = argv[optind++];
 	cl->o.argv0 = argv[0];
@@ -332,17 +339,24 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	cl->o.nargs = argc - optind;
 	if (cmd != NULL && strcmp(cmd, "help") == 0) {
 		if (cl->o.nargs == 0) {
+			if (cl->o.json)
+				return emit_help_json(NULL, commands, NCOMMANDS);
 			usage(stdout);
 			return 0;
 		}
 		if ((c = find_command(cl->o.args[0])) == NULL)
 			return usage_error(cl->o.json, "unknown command '%s'", cl->o.args[0]);
+		if (cl->o.json)
+			return emit_help_json(c, commands, NCOMMANDS);
 		command_help(c);
 		return 0;
 	}
 	/* --help: the command's help when one is named (kvmstat malloc --help). */
 	if (help) {
-		if (cmd != NULL && (c = find_command(cmd)) != NULL)
+		c = cmd != NULL ? find_command(cmd) : NULL;
+		if (cl->o.json)
+			return emit_help_json(c, commands, NCOMMANDS);
+		if (c != NULL)
 			command_help(c);
 		else
 			usage(stdout);

@@ -60,11 +60,9 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-# Outputs another part of the program prints (options.c: --version, help;
-# cmd_profile.c: gmon -o; cmd_rd.c: rd -o): until they print JSON under
-# --json, a plain-text answer is reported as PENDING, not failed.  Remove a
-# name here once its output is JSON.
-PENDING = {"version", "help", "gmon -o", "rd -o"}
+# Outputs that may still print plain text under --json (none: --version,
+# help, gmon -o and rd -o print documents).
+PENDING = set()
 
 
 def run(args, env=None):
@@ -199,12 +197,13 @@ def check_written(vals, ok, tmp):
               "%s --json: %s" % (" ".join(args), doc))
     out = os.path.join(tmp, "gmon.out")
     rc, doc = validate(vals, "wrote", base + ["gmon", "-o", out], pending="gmon -o")
-    check(doc is None or (doc["path"] == out and doc["bytes"] == os.path.getsize(out)),
+    check(doc is not None and doc["path"] == out and doc["bytes"] == os.path.getsize(out),
           "gmon -o --json: %s" % doc)
     out = os.path.join(tmp, "rd.bin")
-    rc, doc = validate(vals, "wrote", base + ["rd", "kernbase", "4", "-o", out],
+    rc, doc = validate(vals, "wrote", base + ["rd", "kmemstatistics", "4", "-o", out],
                        pending="rd -o")
-    check(doc is None or (doc["path"] == out and doc["bytes"] == 32),
+    check(doc is not None and rc == 0 and doc["path"] == out and doc["bytes"] == 32 and
+          os.path.getsize(out) == 32 and doc["space"] == "virtual",
           "rd -o --json: %s" % doc)
 
 
