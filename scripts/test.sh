@@ -27,6 +27,7 @@ if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
 fi
 ninja -C "$ASAN_BUILD" >/dev/null || exit 1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
   meson test -C "$ASAN_BUILD" --print-errorlogs --num-processes 2
 rc2=$?
 

@@ -1159,9 +1159,18 @@ START_TEST(version_term_full)
 	snprintf(sdir, sizeof(sdir), "%s", test_tmpdir());
 	snprintf(rcf, sizeof(rcf), "%s/term.rc", sdir);
 	snprintf(errf, sizeof(errf), "%s/term.err", sdir);
+	/* The sanitizers' options go on the command line: a tmux server
+	 * already running keeps the environment it was started with. */
+	char san[1536] = "";
+	static const char *const sanvars[] = { "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS" };
+	for (k = 0; k < 3; k++) {
+		const char *v = getenv(sanvars[k]);
+		if (v != NULL && strchr(v, '\'') == NULL && strlen(san) + strlen(v) + 64 < sizeof(san))
+			snprintf(san + strlen(san), sizeof(san) - strlen(san), "%s='%s' ", sanvars[k], v);
+	}
 	snprintf(cmd, sizeof(cmd), "tmux new-session -d -s %s -x 100 -y 80 "
-	    "'env TERM=nosuchterm %s %s 2>%s; echo $? >%s; sleep 30' >/dev/null 2>&1", sess_raw,
-	    build_path("tui/kvmtop"), fbsd_args(""), errf, rcf);
+	    "\"env %sTERM=nosuchterm %s %s 2>%s; echo \\$? >%s; sleep 30\" >/dev/null 2>&1",
+	    sess_raw, san, build_path("tui/kvmtop"), fbsd_args(""), errf, rcf);
 	ck_assert_int_eq(system(cmd), 0);
 	for (k = 0; k < 100 && access(rcf, R_OK) != 0; k++)
 		usleep(100 * 1000);
