@@ -1,5 +1,5 @@
 /*
- * check_hashtab.c - the shared hash table (core/hashtab.h): the FNV-1a
+ * check_hashtab.c - the shared hash table (base/hashtab.h): the FNV-1a
  * helper, insert and lookup, growth to 100k keys, colliding hashes and
  * probes that wrap, replacing a value, clear, and that a cleared or
  * reserved table is refilled without allocating.

@@ -61,7 +61,7 @@
 #define TNAME_MAX 512
 
 /* String -> small record: the records in a dense array, the library's one
- * hash table (core/hashtab.h) holding index + 1; the keys are the handle's
+ * hash table (base/hashtab.h) holding index + 1; the keys are the handle's
  * own copies. */
 struct sent {
 	char *key;

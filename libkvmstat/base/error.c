@@ -7,10 +7,11 @@
  * prefixing so callers can ask for it.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kvs_private.h"
+#include "error.h"
 
 static const char *const status_names[KVS_E__COUNT] = {
 	[KVS_OK] = "no error",

@@ -1,0 +1,4 @@
+/*
+ * types.c - the types front (being written).
+ */
+#include "types.h"
