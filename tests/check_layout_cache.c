@@ -145,7 +145,11 @@ answers(int flags, unsigned long long mask, bool *dwarf_used)
 			    rc ? kvs_geterr(kd) : "");
 		}
 	if (dwarf_used != NULL)
-		*dwarf_used = kd->dwarf != NULL || kd->btf != NULL;
+		{
+		bool btf, dwarf;
+		kvs_types_used(kd->types, &btf, NULL, &dwarf);
+		*dwarf_used = btf || dwarf;
+	}
 	kvs_close(kd);
 	fclose(f);
 	return s;

@@ -35,8 +35,6 @@ struct kvs_module {
 	int fd;
 	struct Elf *elf;
 	struct kvs_symtab *syms;
-	struct kvs_dwarf *dwarf;
-	bool dwarf_tried;
 	uint64_t base, size;
 };
 
@@ -52,7 +50,6 @@ struct kvs {
 	int kernel_fd, core_fd;
 	struct Elf *elf;
 	struct kvs_symtab *syms;
-	struct kvs_dwarf *dwarf;          /* may be NULL until first use */
 	struct Elf *debug_elf;            /* separate kernel.debug, if any */
 	int debug_fd;
 	const struct kvs_source_ops *src;
@@ -83,7 +80,6 @@ struct kvs {
 	uint64_t slide, slide_min;
 	/* Storage behind kvs_kernel_info()'s strings. */
 	char kinfo_version[512], kinfo_panic[512];
-	bool dwarf_tried;
 	/* Translation cache: a small direct-mapped TLB of pages (any size).
 	 * Dumps never change, live memory might: walkers flush it at the start
 	 * of every refresh (kvs_tlb_flush). */
@@ -97,19 +93,10 @@ struct kvs {
 	const uint8_t *peek_host;
 	unsigned nwarn;                   /* warnings since the last walk began */
 	char warn[KVS_MSG_MAX];           /* the first of them */
-	/* The kernel file's .BTF, asked before DWARF (NULL: none, not yet
-	 * tried, or KVS_TYPES=dwarf). */
-	struct kvs_btf *btf;
-	bool btf_tried;
+	/* The types front (types/types.c): every type question goes there. */
+	struct kvs_types *types;
 	int flags;                        /* kvs_open's KVS_O_* */
-	/* The layout cache (types/cache.c), asked before BTF and DWARF (NULL:
-	 * off, or not yet tried). */
-	struct kvs_lcache *lcache;
-	bool lcache_tried;
 	struct kvs_notify note;           /* kvs_set_notify */
-	/* KVS_TYPES=dwarf, read once, on the first type question: 0 not yet,
-	 * 1 BTF first, 2 DWARF alone. */
-	signed char types_mode;
 	/* Walkers' memos (kvs_memo), freed at close. */
 	struct kvs_memo {
 		const void *tag;

@@ -60,10 +60,11 @@ struct kvs_os_ops {
 	 * kernel file (kd->syms NULL) also load the kernel's symbols from
 	 * memory.  0, or -1 with the handle's error set. */
 	int (*attach)(kvs_t *kd);
-	/* Optional: the type information memory holds, for kernels whose file
-	 * gives none (or none was given).  0 with *out, 1 if there is none,
-	 * -1 with the handle's error set. */
-	int (*memory_btf)(kvs_t *kd, struct kvs_btf **out);
+	/* Optional: where the kernel keeps its type information (BTF) in
+	 * memory, for kernels whose file gives none (or none was given); the
+	 * types front reads and parses it.  0 with *kva and *len, 1 if there is
+	 * none, -1 with the handle's error set. */
+	int (*memory_btf)(kvs_t *kd, uint64_t *kva, uint64_t *len);
 	/* Optional: the kernel's profile buffer as a kvmprof profile
 	 * (profile/profile.h), NULL with the handle's error set; a family
 	 * without one has none (kvmprof_gmon_read says so). */

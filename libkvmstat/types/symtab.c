@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "hashtab.h"
-#include "kvs_private.h"
+#include "types.h"
 
 struct sym {
 	const char *name;

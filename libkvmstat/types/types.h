@@ -1,7 +1,10 @@
 /*
- * types.h - the kernel image: ELF symbols (symtab.c), DWARF layouts
- * (dwarf.c) and BTF layouts (btf.c).  All work on a libelf handle the caller
- * owns.
+ * types.h - the types layer: the kernel image's symbols (symtab.c) and its
+ * types, asked through one front (types.c), which keeps the chain of
+ * providers: the layout cache (cache.c), BTF (btf.c), DWARF (dwarf.c) and
+ * the modules' DWARF.  All work on libelf handles the caller owns; none
+ * includes or calls the core: memory, when a provider needs it, comes
+ * through the read callback the front is given.
  */
 #ifndef KVS_TYPES_H
 #define KVS_TYPES_H
@@ -12,8 +15,63 @@
 
 #include "error.h"
 
-struct kvs_symtab;
 struct Elf; /* libelf's opaque type, kept out of the public header */
+struct kvs_notify;
+struct kvs_member_info;
+
+/* -------------------------------------------------------------- the front */
+
+/* What the front's owner gives it.  The files stay the owner's and must
+ * outlive the front; so must *note. */
+struct kvs_types_config {
+	struct Elf *kelf;           /* the kernel file (NULL: none given) */
+	int kfd;
+	const char *kernel_path;    /* for messages (copied) */
+	struct Elf *delf;           /* its separate kernel.debug, or NULL */
+	int dfd;
+	bool file_mapped;           /* the ELF handles are ELF_C_READ_MMAP */
+	bool progress;              /* a progress bar for a slow DWARF index */
+	bool no_cache;              /* no layout cache */
+	const struct kvs_notify *note;
+	/* The kernel's memory, for types it keeps there (BTF, asked only when
+	 * the files hold none): where its BTF lies (0, or non-zero: none)
+	 * and a read of kernel virtual memory (0 or -1 with e set).  Either
+	 * NULL: no memory to ask. */
+	int (*btf_where)(void *arg, uint64_t *kva, uint64_t *len, struct kvs_error *e);
+	int (*read)(void *arg, uint64_t kva, void *buf, size_t len, struct kvs_error *e);
+	void *arg;
+};
+struct kvs_types;
+/* NULL when out of memory.  Nothing is opened before the first question. */
+KVS_HIDDEN struct kvs_types *kvs_types_new(const struct kvs_types_config *cfg);
+/* write_cache: save the layout cache's new answers. */
+KVS_HIDDEN void kvs_types_free(struct kvs_types *t, bool write_cache);
+/* A module's ELF (the owner's, outliving the front): its DWARF is asked
+ * after the kernel's.  0, or -1 with e set. */
+KVS_HIDDEN int kvs_types_add_module(struct kvs_types *t, struct Elf *elf,
+    struct kvs_error *e);
+enum kvs_tq { KVS_TQ_TYPE, KVS_TQ_MEMBER, KVS_TQ_VARIABLE };
+/* kvs_type (a: the type), kvs_member (a: the type, b: the member path),
+ * kvs_variable (a: the variable): 0 with *ti, -1 with e set (KVS_E_NOTYPE:
+ * not found anywhere). */
+KVS_HIDDEN int kvs_types_query(struct kvs_types *t, enum kvs_tq q, const char *a,
+    const char *b, struct kvs_typeinfo *ti, struct kvs_error *e);
+/* kvs_type_members (kvmstat.h): 0, -1 with e set, or cb's non-zero value. */
+typedef int (*kvs_member_cb)(void *arg, const struct kvs_member_info *m);
+KVS_HIDDEN int kvs_types_members(struct kvs_types *t, const char *type,
+    kvs_member_cb cb, void *arg, struct kvs_error *e);
+/* The kernel DWARF's version when DWARF is, or would be, asked; 0 when BTF
+ * answers or there is no DWARF. */
+KVS_HIDDEN int kvs_types_dwarf_version(struct kvs_types *t);
+/* Which providers have been opened (for tests). */
+KVS_HIDDEN void kvs_types_used(const struct kvs_types *t, bool *btf, bool *btf_tried,
+    bool *dwarf);
+/* Whether elf has a section of that name. */
+KVS_HIDDEN bool kvs_elf_has_section(struct Elf *elf, const char *want);
+
+/* ---------------------------------------------------------------- symbols */
+
+struct kvs_symtab;
 KVS_HIDDEN int kvs_symtab_load(struct kvs_symtab **out, struct Elf *elf,
     struct kvs_error *e);
 /* For relocatable modules: symbol values are offsets into section
@@ -64,8 +122,7 @@ KVS_HIDDEN int kvs_dwarf_version(struct kvs_dwarf *d); /* max CU version, 0 if u
 /* Whether the name index was read from the section bytes (fast_index)
  * rather than by libdwarf's walk (for tests). */
 KVS_HIDDEN bool kvs_dwarf_fast_indexed(const struct kvs_dwarf *d);
-/* kvs_type_members (kvmstat.h): 0, -1 with e set, or cb's non-zero value. */
-typedef int (*kvs_member_cb)(void *arg, const struct kvs_member_info *m);
+/* As kvs_types_members, from this DWARF alone. */
 KVS_HIDDEN int kvs_dwarf_members(struct kvs_dwarf *d, const char *type,
     kvs_member_cb cb, void *arg, struct kvs_error *e);
 

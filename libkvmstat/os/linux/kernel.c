@@ -273,14 +273,12 @@ lnx_attach(kvs_t *kd)
 	return 0;
 }
 
-/* The kernel's .BTF section as it sits in memory (__start_BTF ..
+/* Where the kernel's .BTF section sits in memory (__start_BTF ..
  * __stop_BTF), for dumps opened without a kernel file. */
 static int
-lnx_memory_btf(kvs_t *kd, struct kvs_btf **out)
+lnx_memory_btf(kvs_t *kd, uint64_t *kva, uint64_t *len)
 {
 	uint64_t start, stop;
-	void *buf;
-	int rc;
 
 	if (kvs_symbol(kd, "__start_BTF", &start, NULL) != 0 ||
 	    kvs_symbol(kd, "__stop_BTF", &stop, NULL) != 0) {
@@ -290,18 +288,8 @@ lnx_memory_btf(kvs_t *kd, struct kvs_btf **out)
 	if (stop <= start || stop - start > BTF_MAX)
 		return kerr_set(&kd->err, KVS_E_DATA, "__start_BTF 0x%llx .. __stop_BTF 0x%llx: "
 		    "not a BTF section", (unsigned long long)start, (unsigned long long)stop);
-	if ((buf = malloc((size_t)(stop - start))) == NULL)
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory for the kernel's BTF");
-	if (kvs_read(kd, start, buf, (size_t)(stop - start)) != 0) {
-		free(buf);
-		return kerr_push(&kd->err, "reading the kernel's BTF (%llu bytes at 0x%llx)",
-		    (unsigned long long)(stop - start), (unsigned long long)start);
-	}
-	rc = kvs_btf_open_mem(out, buf, (size_t)(stop - start), &kd->err);
-	free(buf);
-	if (rc != 0)
-		return kerr_push(&kd->err, "the kernel's BTF in memory at 0x%llx",
-		    (unsigned long long)start);
+	*kva = start;
+	*len = stop - start;
 	return 0;
 }
 

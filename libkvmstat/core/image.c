@@ -1,5 +1,8 @@
 /*
- * module.c - kernel modules: a .ko's symbols and types, placed where the
+ * image.c - what the kernel image answers through the handle: symbols
+ * (the kernel's table, moved by the handle's slide, then the modules'),
+ * types (asked of the types front, types/types.c, which the core only
+ * calls), and kernel modules: a .ko's symbols and types, placed where the
  * kernel's linker loaded it.  Where that is, and how the linker lays out a
  * module's sections, is the OS layer's to say (module_find, module_place).
  */
@@ -14,7 +17,107 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kread.h"
+#include "core_internal.h"
+
+/* ------------------------------------------------------------ symbols */
+/* ------------------------------------------------------------ symbols */
+
+int
+kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
+{
+	unsigned i;
+
+	ENTER(kd);
+	if (kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err) == 0) {
+		if (addr != NULL)
+			*addr = kvs_slide(kd, *addr);
+		return 0;
+	}
+	/* Then the modules, in the order they were added. */
+	for (i = 0; i < kd->nmods; i++)
+		if (kvs_symtab_lookup(kd->mods[i].syms, name, addr, size, &kd->err) == 0) {
+			kerr_clear(&kd->err);
+			return 0;
+		}
+	return -1;
+}
+
+int
+kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next)
+{
+	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
+	    kvs_symtab_next(kd->syms, addr - kd->slide, next) == 0) {
+		*next += kd->slide;
+		return 0;
+	}
+	return kvs_symtab_next(kd->syms, addr, next);
+}
+
+const char *
+kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
+{
+	const char *s;
+	unsigned i;
+
+	ENTER(kd);
+	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
+	    (s = kvs_symtab_at(kd->syms, addr - kd->slide, off)) != NULL)
+		return s;
+	if ((s = kvs_symtab_at(kd->syms, addr, off)) != NULL)
+		return s;
+	for (i = 0; i < kd->nmods; i++)
+		if (addr - kd->mods[i].base < kd->mods[i].size)
+			return kvs_symtab_at(kd->mods[i].syms, addr, off);
+	return NULL;
+}
+
+/* -------------------------------------------------------------- types */
+
+int
+kvs_type(kvs_t *kd, const char *type, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	return kvs_types_query(kd->types, KVS_TQ_TYPE, type, NULL, ti, &kd->err);
+}
+
+int
+kvs_member(kvs_t *kd, const char *type, const char *path, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	return kvs_types_query(kd->types, KVS_TQ_MEMBER, type, path, ti, &kd->err);
+}
+
+int
+kvs_has_member(kvs_t *kd, const char *type, const char *path)
+{
+	struct kvs_typeinfo ti;
+
+	ENTER(kd);
+	if (kvs_types_query(kd->types, KVS_TQ_MEMBER, type, path, &ti, &kd->err) == 0)
+		return 1;
+	if (kd->err.status == KVS_E_NOTYPE) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	return -1;
+}
+
+int
+kvs_variable(kvs_t *kd, const char *var, struct kvs_typeinfo *ti)
+{
+	ENTER(kd);
+	return kvs_types_query(kd->types, KVS_TQ_VARIABLE, var, NULL, ti, &kd->err);
+}
+
+int
+kvs_type_members(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const struct kvs_member_info *m), void *arg)
+{
+	ENTER(kd);
+	return kvs_types_members(kd->types, type, cb, arg, &kd->err);
+}
+
+/* ------------------------------------------------------------ modules */
 
 static const char *
 base_name(const char *p)
@@ -74,6 +177,11 @@ kvs_add_module(kvs_t *kd, const char *path)
 		kerr_push(&kd->err, "module %s", path);
 		goto fail;
 	}
+	/* its types are asked after the kernel's */
+	if (kvs_types_add_module(kd->types, m->elf, &kd->err) != 0) {
+		kvs_symtab_free(m->syms);
+		goto fail;
+	}
 	free(secaddr);
 	m->path = strdup(path);
 	m->base = base;
@@ -124,8 +232,6 @@ kvs_modules_close(kvs_t *kd)
 
 	for (i = 0; i < kd->nmods; i++) {
 		struct kvs_module *m = &kd->mods[i];
-		if (m->dwarf != NULL)
-			kvs_dwarf_close(m->dwarf);
 		kvs_symtab_free(m->syms);
 		elf_end(m->elf);
 		close(m->fd);
