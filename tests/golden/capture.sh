@@ -48,6 +48,27 @@ for dir in fbsd5 fbsd11 fbsd12 fbsd14 fbsd14-s2; do
 		if [ -f "$tmp" ]; then cp "$tmp" "$OUT/$dir.$c.gmon.bin"; rm -f "$tmp"; fi
 	done
 done
+# Linux: the real Debian kernel's dumps that tests/linux made, when this
+# machine has them (KVS_LINUX_CACHE, default /var/cache/kvmstat-linux), with
+# the kernel file and without it (symbols and BTF from the dump itself),
+# and without the layout cache, so that the type providers answer.
+LC=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
+if [ -f "$LC/setup.env" ]; then (
+	export KVS_NO_CACHE=1
+	VMLINUX=$(sed -n 's/^VMLINUX=//p' "$LC/setup.env")
+	for v in kaslr/vmcore.elf kaslr/vmcore.kdump-zlib nokaslr/vmcore.elf; do
+		core=$LC/captures/$v
+		[ -f "$core" ] || continue
+		c=$(echo "$v" | tr / .)
+		for cmd in info slab dmesg; do
+			run "linux.$c.$cmd" -N "$VMLINUX" -M "$core" $cmd
+			run "linux.$c.$cmd.json" -N "$VMLINUX" -M "$core" --json $cmd
+			run "linux.$c.nokernel.$cmd" -M "$core" $cmd
+		done
+		run "linux.$c.type" -N "$VMLINUX" -M "$core" type "struct kmem_cache"
+		run "linux.$c.nokernel.type" -M "$core" type "struct kmem_cache"
+	done
+) fi
 # Mismatched kernel, defaults, bad input.
 run other.malloc -N $F/fbsd14/kernel.other -M $F/fbsd14/vmcore.minidump3 malloc
 run other.noverify -N $F/fbsd14/kernel.other -M $F/fbsd14/vmcore.minidump3 --no-verify malloc
