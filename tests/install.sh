@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # install.sh SRCDIR BUILDDIR - `meson install` into a temporary root and use
 # the result as an outside user would:
-#   - the files: library, headers under include/kvmstat/, libkvmstat.pc,
-#     kvmstat, kvmtop, the man pages (a link for every public function);
+#   - the files: library, headers under include/kvmstat/, kvmstat.pc and
+#     libkvmstat.pc, kvmstat, kvmtop, the man pages (a link for every
+#     public function);
 #   - a program built outside the tree with `pkg-config --cflags --libs
-#     libkvmstat` (FreeBSD's `vmstat -m`, written against <memstat.h>), run
-#     on a fixture, its rows compared with the generator's truth.json;
+#     kvmstat` (FreeBSD's `vmstat -m`, written against <memstat.h>), run
+#     on a fixture, its rows compared with the generator's truth.json; one
+#     that says #include <kvmstat/kvmstat.h>; outside /usr both carry the
+#     library's directory as their run path (no LD_LIBRARY_PATH needed);
 #   - `man -M PREFIX/share/man kvmstat` and `man ... memstat_mtl_alloc`;
-#   - the Python module imported from PREFIX/lib/python3/dist-packages, with
-#     no KVMSTAT_LIB: it finds the installed library by itself.
+#   - the Python module installed in the directory of python3's own path
+#     under the prefix (python/install_dir.py), imported from there with no
+#     KVMSTAT_LIB: it finds the installed library by itself.
 # Oracles: cc, pkg-config, man (missing ones fail unless
 # KVS_ALLOW_MISSING_ORACLES=1: then "SKIPPED: ..." and exit 77).
 set -euo pipefail
@@ -57,11 +61,12 @@ echo "installed under $root"
 
 # ---- files
 for f in "$libdir/libkvmstat.so" "$libdir/libkvmstat.so.0" "$libdir/pkgconfig/libkvmstat.pc" \
+    "$libdir/pkgconfig/kvmstat.pc" \
     "$root/$includedir/kvmstat/kvmstat.h" "$root/$includedir/kvmstat/memstat.h" \
     "$root/$includedir/kvmstat/kvmprof.h" "$root/$bindir/kvmstat" \
     "$root/$mandir/man1/kvmstat.1" \
     "$root/$mandir/man3/kvmstat.3" "$root/$mandir/man3/libmemstat.3" \
-    "$root/$mandir/man3/kvmprof.3" "$root/lib/python3/dist-packages/kvmstat/__init__.py"; do
+    "$root/$mandir/man3/kvmprof.3"; do
 	[ -e "$f" ] || fail "not installed: ${f#"$tmp/root"}"
 done
 # kvmtop and its page when the build has it (-Dtui=true, the default).
@@ -92,12 +97,54 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$tmp/root    # the .pc names the final prefix
 mkdir "$tmp/outside"
 cp "$src/tests/vmstat_m_clone.c" "$tmp/outside/vmstat_m.c"
-flags=$(pkg-config --cflags --libs libkvmstat) || fail "pkg-config libkvmstat"
-echo "pkg-config --cflags --libs libkvmstat: $flags"
+flags=$(pkg-config --cflags --libs kvmstat) || fail "pkg-config kvmstat"
+echo "pkg-config --cflags --libs kvmstat: $flags"
+[ "$(pkg-config --cflags --libs libkvmstat)" = "$flags" ] ||
+	fail "pkg-config libkvmstat differs: $(pkg-config --cflags --libs libkvmstat)"
 case $flags in *"$src"*) fail "pkg-config points into the source tree: $flags" ;; esac
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror "${san_flags[@]}" -o "$tmp/outside/vmstat_m" "$tmp/outside/vmstat_m.c" $flags ||
 	fail "building an outside program with pkg-config"
+# The project's own spelling of the headers.
+cat >"$tmp/outside/named.c" <<'EOF'
+#include <stdio.h>
+#include <kvmstat/kvmstat.h>
+#include <kvmstat/memstat.h>
+#include <kvmstat/kvmprof.h>
+int
+main(int argc, char **argv)
+{
+	char err[KVS_ERRBUF_SIZE];
+	kvs_t *kd;
+	struct memory_type_list *l;
+	int rc;
+
+	if (argc != 3 || (kd = kvs_open(argv[1], argv[2], 0, err)) == NULL ||
+	    (l = memstat_mtl_alloc()) == NULL)
+		return 2;
+	rc = memstat_kvm_all(l, kd);
+	printf("%d %s\n", rc, memstat_get_name(memstat_mtl_first(l)));
+	memstat_mtl_free(l);
+	kvs_close(kd);
+	return rc != 0;
+}
+EOF
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Werror "${san_flags[@]}" -o "$tmp/outside/named" "$tmp/outside/named.c" $flags ||
+	fail "building a program that includes <kvmstat/kvmstat.h> with pkg-config kvmstat"
+LD_LIBRARY_PATH=$libdir "$tmp/outside/named" "$fix/fbsd14/kernel" "$fix/fbsd14/vmcore.minidump3" >/dev/null ||
+	fail "the <kvmstat/kvmstat.h> program failed"
+# Outside /usr, the installed library's directory is each program's run
+# path (pkg-config puts the staging root, its sysroot here, in front).
+if [ "$prefix" != /usr ]; then
+	final_libdir=${libdir#"$tmp/root"}
+	for p in vmstat_m named; do
+		rp=$(readelf -d "$tmp/outside/$p" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p;s/.*(RPATH).*\[\(.*\)\]/\1/p')
+		case ":$rp:" in *":$final_libdir:"* | *":$libdir:"*) ;;
+		*) fail "$p: run path '$rp' lacks $final_libdir (installed programs would need LD_LIBRARY_PATH)" ;; esac
+	done
+	echo "outside programs' run path: $final_libdir"
+fi
 LD_LIBRARY_PATH=$libdir "$tmp/outside/vmstat_m" "$fix/fbsd14/kernel" "$fix/fbsd14/vmcore.minidump3" \
 	>"$tmp/vmstat_m.out" || fail "the outside program failed"
 # (ldd's output is kept first: grep -q closing the pipe early would make
@@ -121,11 +168,31 @@ MANPAGER=cat man -M "$root/$mandir" memstat_mtl_alloc 2>/dev/null | grep -c 'mem
 	fail "man -M $root/$mandir memstat_mtl_alloc"
 
 # ---- the Python module from the prefix, finding the library by itself
+# Where it went, and whether python3 looks there: the directory of its own
+# path under the prefix, when it has one.
+init=$(find "$tmp/root" -path '*/kvmstat/__init__.py' | head -1)
+[ -n "$init" ] || fail "the Python module was not installed"
+pydir=$(dirname "$(dirname "$init")")
+final_pydir=${pydir#"$tmp/root"}
+python3 - "$prefix" "$final_pydir" <<'EOF' || fail "the Python module is not where python3 looks"
+import os, sys
+prefix, got = sys.argv[1], sys.argv[2]
+lib = os.path.join(prefix, 'lib') + os.sep
+mine = [os.path.normpath(d) for d in sys.path if d and os.path.normpath(d).startswith(lib)
+        and os.path.basename(d) in ('dist-packages', 'site-packages')]
+if mine:
+    assert got == mine[0], 'installed in %s, python3 looks in %s' % (got, mine[0])
+    print("python module in %s: on python3's path" % got)
+else:
+    assert got.startswith(lib) and got.endswith('-packages'), got
+    print('python module in %s (python3 looks nowhere under %s: PYTHONPATH names it)'
+          % (got, prefix))
+EOF
 (
 	unset KVMSTAT_LIB
 	cd "$tmp"
 	[ -z "$preload" ] || export LD_PRELOAD=$preload
-	PYTHONPATH=$root/lib/python3/dist-packages python3 - "$fix" "$root" <<'EOF'
+	PYTHONPATH=$pydir python3 - "$fix" "$root" <<'EOF'
 import json, os, sys
 import kvmstat
 fix, root = sys.argv[1], sys.argv[2]
