@@ -58,6 +58,10 @@ void csv_field(FILE *f, const char *s, bool first);
 void csv_u64(FILE *f, uint64_t v, bool first);
 void csv_i64(FILE *f, int64_t v, bool first);
 void csv_end(FILE *f);
+/* The first two fields of a row about one memory type: its name (escape
+ * bytes shown, not sent) and its kernel address. */
+struct memory_type;
+void csv_type(FILE *f, const struct memory_type *mt);
 
 /*
  * Counters that are differences (bytes and count in use: allocations less

@@ -194,6 +194,30 @@ libxo_json(struct row *rows, size_t n)
 	return root;
 }
 
+/* --csv --percpu: a row per type and CPU, the figures JSON's "percpu"
+ * gives. */
+static void
+csv_percpu_rows(struct row *rows, size_t n)
+{
+	size_t i, c;
+
+	fputs("name,kaddr,cpu,requests,frees,memalloced,memfreed,sizemask", stdout);
+	csv_end(stdout);
+	for (i = 0; i < n; i++) {
+		const struct memory_type *m = rows[i].mt;
+		for (c = 0; c < memstat_get_maxcpus(m); c++) {
+			csv_type(stdout, m);
+			csv_u64(stdout, c, false);
+			csv_u64(stdout, memstat_get_percpu_numallocs(m, c), false);
+			csv_u64(stdout, memstat_get_percpu_numfrees(m, c), false);
+			csv_u64(stdout, memstat_get_percpu_memalloced(m, c), false);
+			csv_u64(stdout, memstat_get_percpu_memfreed(m, c), false);
+			csv_u64(stdout, memstat_get_percpu_sizemask(m, c), false);
+			csv_end(stdout);
+		}
+	}
+}
+
 static void
 csv_rows(struct row *rows, size_t n)
 {
@@ -273,7 +297,10 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		qsort(rows, n, sizeof(*rows), cmp_rows);
 	}
 	if (o->csv) {
-		csv_rows(rows, n);
+		if (o->percpu)
+			csv_percpu_rows(rows, n);
+		else
+			csv_rows(rows, n);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 		goto out;
 	}

@@ -7,6 +7,10 @@
  *   --format crash               crash's `kmem -s`: CACHE OBJSIZE ALLOCATED
  *                                TOTAL SLABS SSIZE NAME
  *   --json                       every figure of every cache
+ *   --percpu                     also each CPU's free objects: JSON
+ *                                "percpu"; in the tables a line per CPU
+ *                                that holds some, under its cache; with
+ *                                --csv a row per cache and CPU instead
  * ALLOCATED (and JSON "allocated") is the exact count of objects in use;
  * slabinfo's active_objs also counts the free objects cached per CPU.
  */
@@ -29,6 +33,19 @@ print_error(kvs_t *kd, struct memory_type_list *l, bool json)
 	    strlen(msg), false));
 	if (json)
 		json_error("read", msg);
+}
+
+/* --percpu in the tables: under a cache, the CPUs that hold free objects
+ * of it (as `zone --percpu` shows a zone's). */
+static void
+percpu_lines(const struct memory_type *mt)
+{
+	unsigned c;
+
+	for (c = 0; c < memstat_get_maxcpus(mt); c++)
+		if (memstat_get_percpu_free(mt, (int)c) != 0)
+			printf("%20s cpu%-3u free %" PRIu64 "\n", "", c,
+			    memstat_get_percpu_free(mt, (int)c));
 }
 
 int
@@ -123,6 +140,19 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		}
 		json_object_set_new(emit_json_root(&e), "caches", arr);
 		rc = emit_finish(&e);
+	} else if (o->csv && o->percpu) {
+		fputs("name,kaddr,cpu,free", stdout);
+		csv_end(stdout);
+		for (i = 0; i < n; i++) {
+			unsigned c;
+			for (c = 0; c < memstat_get_maxcpus(rows[i]); c++) {
+				csv_type(stdout, rows[i]);
+				csv_u64(stdout, c, false);
+				csv_u64(stdout, memstat_get_percpu_free(rows[i], (int)c), false);
+				csv_end(stdout);
+			}
+		}
+		rc = fflush(stdout) == 0 ? 0 : 1;
 	} else if (o->csv) {
 		fputs("name,kaddr,object_size,size,objects_per_slab,pages_per_slab,num_slabs,"
 		    "num_objs,active_objs,count,free,bytes,cache_bytes", stdout);
@@ -160,6 +190,8 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			    memstat_get_count(mt), memstat_get_slab_numobjs(mt),
 			    memstat_get_slab_numslabs(mt), memstat_get_slab_pagesperslab(mt) * 4,
 			    sanitize(name, sizeof(name), nm, strlen(nm), false));
+			if (o->percpu)
+				percpu_lines(mt);
 		}
 	} else {
 		printf("slabinfo - version: 2.1\n");
@@ -177,6 +209,8 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			    memstat_get_rsize(mt), memstat_get_slab_objperslab(mt),
 			    memstat_get_slab_pagesperslab(mt), 0u, 0u, 0u,
 			    memstat_get_slab_numslabs(mt), memstat_get_slab_numslabs(mt), 0u);
+			if (o->percpu)
+				percpu_lines(mt);
 		}
 	}
 	free(rows);

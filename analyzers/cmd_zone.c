@@ -62,6 +62,20 @@ cmd_zone(kvs_t *kd, const struct opts *o)
 		if (nw > 0)
 			fprintf(stderr, "kvmstat: warning: %s%s\n", w, nw > 1 ? " (and more)" : "");
 	}
+	if (o->csv && o->percpu) {
+		/* a row per zone and CPU: the items each CPU's caches hold */
+		fputs("name,kaddr,cpu,free", stdout);
+		csv_end(stdout);
+		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
+			for (c = 0; c < memstat_get_maxcpus(mt); c++) {
+				csv_type(stdout, mt);
+				csv_u64(stdout, c, false);
+				csv_u64(stdout, memstat_get_percpu_free(mt, (int)c), false);
+				csv_end(stdout);
+			}
+		memstat_mtl_free(l);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (o->csv) {
 		fputs("name,kaddr,size,limit,count,free,requests,frees,failures,sleeps,xdomain,"
 		    "bytes", stdout);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "memstat.h"
 #include "options.h"
 
 void
@@ -96,6 +97,17 @@ void
 csv_end(FILE *f)
 {
 	fputs("\r\n", f);
+}
+
+void
+csv_type(FILE *f, const struct memory_type *mt)
+{
+	char name[4 * MEMTYPE_MAXNAME + 1], addr[24];
+	const char *nm = memstat_get_name(mt);
+
+	snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
+	csv_field(f, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
+	csv_field(f, addr, false);
 }
 
 json_t *

@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	    A_FORMAT | A_PERCPU | A_CSV | A_LIBXO, "12|14|15",
 	    "[--format 12|14|15] [--percpu] [--csv] [--json [--libxo]]" },
 	{ "gmon", cmd_gmon, "write the kernel gprof data as gmon.out", A_OUTPUT | A_FORCE,
-	    NULL, "-o FILE [-f]" },
+	    NULL, "[-o FILE] [-f]" },
 	{ "profile", cmd_profile, "flat kernel profile and top call arcs", A_TOP | A_CSV,
 	    NULL, "[--top N] [--csv]" },
 	{ "probes", cmd_probes, "DTrace profile-provider probes", A_ALL, NULL, "[--all]" },
