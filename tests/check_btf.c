@@ -1195,6 +1195,105 @@ START_TEST(handle_without_btf)
 }
 END_TEST
 
+/* ------------------------------------------------- the types front */
+
+/* The kernel's memory as the types front sees it: BTF bytes at a kernel
+ * address, and what the front asked. */
+struct fake_mem {
+	const uint8_t *btf;
+	size_t len;
+	uint64_t kva;
+	int where_rc;          /* what btf_where answers */
+	bool read_fails;
+	unsigned wheres, reads;
+	uint64_t read_kva;
+	size_t read_len;
+};
+
+static int
+fake_where(void *arg, uint64_t *kva, uint64_t *len, struct kvs_error *e)
+{
+	struct fake_mem *m = arg;
+
+	m->wheres++;
+	if (m->where_rc < 0)
+		return kerr_set(e, KVS_E_DATA, "no BTF here");
+	*kva = m->kva;
+	*len = m->len;
+	return m->where_rc;
+}
+
+static int
+fake_read(void *arg, uint64_t kva, void *buf, size_t len, struct kvs_error *e)
+{
+	struct fake_mem *m = arg;
+
+	m->reads++;
+	m->read_kva = kva;
+	m->read_len = len;
+	if (m->read_fails || kva != m->kva || len > m->len)
+		return kerr_set(e, KVS_E_NOTDUMPED, "page not in dump");
+	memcpy(buf, m->btf, len);
+	return 0;
+}
+
+/* No kernel file: the front asks the owner where the kernel keeps its BTF,
+ * reads exactly those bytes through the read callback and answers from
+ * them, as the compiler lays the types out (shapes.h); a type BTF lacks is
+ * "not found" (not "no DWARF"); no BTF in memory, an error saying where,
+ * or a read that fails leave "no DWARF" as the answer; KVS_TYPES=dwarf
+ * never asks memory. */
+START_TEST(front_memory_btf)
+{
+	size_t len;
+	void *btf = section_bytes(test_input("t.gcc"), &len);
+	struct fake_mem m = { .btf = btf, .len = len, .kva = 0xffffffff82a00000ULL };
+	struct kvs_types_config c = { .kfd = -1, .dfd = -1, .kernel_path = "(none)",
+		.no_cache = true, .btf_where = fake_where, .read = fake_read, .arg = &m };
+	struct kvs_typeinfo ti;
+	struct kvs_error e;
+	struct kvs_types *t;
+	bool used_btf;
+	int mode = _i;
+
+	if (mode == 4)
+		setenv("KVS_TYPES", "dwarf", 1);
+	m.where_rc = mode == 1 ? 1 : mode == 2 ? -1 : 0;
+	m.read_fails = mode == 3;
+	ck_assert_ptr_nonnull(t = kvs_types_new(&c));
+	kerr_clear(&e);
+	if (mode == 0) {
+		ck_assert_msg(kvs_types_query(t, KVS_TQ_TYPE, "struct stats", NULL, &ti, &e) == 0,
+		    "%s", e.msg);
+		ck_assert_uint_eq(ti.size, sizeof(struct stats));
+		ck_assert_int_eq(kvs_types_query(t, KVS_TQ_MEMBER, "struct stats", "frees", &ti,
+		    &e), 0);
+		ck_assert_uint_eq(ti.offset, offsetof(struct stats, frees));
+		ck_assert_uint_eq(m.reads, 1);
+		ck_assert_uint_eq(m.read_kva, m.kva);
+		ck_assert_uint_eq(m.read_len, len);
+		kerr_clear(&e);
+		ck_assert_int_eq(kvs_types_query(t, KVS_TQ_TYPE, "struct no_such", NULL, &ti,
+		    &e), -1);
+		ck_assert_int_eq(e.status, KVS_E_NOTYPE);
+	} else {
+		ck_assert_int_eq(kvs_types_query(t, KVS_TQ_TYPE, "struct stats", NULL, &ti, &e), -1);
+		ck_assert_int_eq(e.status, KVS_E_DWARF);
+		ck_assert_msg(strstr(e.msg, "no kernel file") != NULL, "%s", e.msg);
+		ck_assert_uint_eq(m.reads, mode == 3 ? 1 : 0);
+		ck_assert_uint_eq(m.wheres, mode == 4 ? 0 : 1);
+	}
+	kvs_types_used(t, &used_btf, NULL, NULL);
+	ck_assert(used_btf == (mode == 0));
+	/* asked once: the answer is kept */
+	kerr_clear(&e);
+	(void)kvs_types_query(t, KVS_TQ_TYPE, "struct stats", NULL, &ti, &e);
+	ck_assert_uint_le(m.wheres, 1);
+	kvs_types_free(t, false);
+	free(btf);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1216,6 +1315,7 @@ main(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(th, handle_prefers_btf);
 	tcase_add_test(th, handle_without_btf);
+	tcase_add_loop_test(th, front_memory_btf, 0, 5);
 	suite_add_tcase(s, th);
 	return run_suite(s);
 }
