@@ -196,8 +196,12 @@ wrong_family(kvs_t *kd, const struct opts *o, const char *os, const char *cmd,
 	if (kvs_kernel_info(kd, &ki) != 0 || ki.os == NULL || strcmp(ki.os, os) == 0)
 		return 0;
 	kernel_release(ki.version, rel, sizeof(rel));
-	snprintf(msg, sizeof(msg), "`%s` reads %s; this is a %s%s kernel (try %s)", cmd, reads,
-	    ki.os, rel, try_);
+	if (strcmp(ki.os, "unknown") == 0)   /* a format-only open, or no known OS */
+		snprintf(msg, sizeof(msg), "`%s` reads %s; no kernel is known for this dump "
+		    "(give it with -N)", cmd, reads);
+	else
+		snprintf(msg, sizeof(msg), "`%s` reads %s; this is a %s%s kernel (try %s)", cmd,
+		    reads, ki.os, rel, try_);
 	fprintf(stderr, "kvmstat: %s\n", msg);
 	if (o->json)
 		json_error("family", msg);

@@ -160,8 +160,20 @@ run(int argc, char **argv)
 	 * VMCOREINFO); a kernel-only command then reads them from the dump. */
 	if ((c->accepts & A_KERNEL_ONLY) && o.kernel != NULL)
 		o.open_flags |= KVS_O_KERNEL_ONLY;
-	kd = open_handle(&o);
-	if (kd == NULL)
+	/* info and rd -p need no kernel: a dump whose kernel is not known (no
+	 * -N, none found in it or installed) is opened for its bytes alone. */
+	if (o.kernel == NULL && o.core != NULL && !(o.open_flags & KVS_O_FORMAT_ONLY) &&
+	    (strcmp(c->name, "info") == 0 || (strcmp(c->name, "rd") == 0 && o.phys))) {
+		char errbuf[KVS_ERRBUF_SIZE], clean[4 * KVS_ERRBUF_SIZE];
+		if ((kd = kvs_open(NULL, o.core, o.open_flags, errbuf)) == NULL &&
+		    (kd = kvs_open(NULL, o.core, o.open_flags | KVS_O_FORMAT_ONLY,
+		    NULL)) != NULL)
+			fprintf(stderr, "kvmstat: no kernel for this dump (%s): its bytes "
+			    "alone are read\n", sanitize(clean, sizeof(clean), errbuf,
+			    strlen(errbuf), false));
+	} else
+		kd = NULL;
+	if (kd == NULL && (kd = open_handle(&o)) == NULL)
 		return 1;
 	if (add_modules(kd, &o, strcmp(c->name, "probes") == 0) != 0) {
 		kvs_close(kd);

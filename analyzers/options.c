@@ -63,6 +63,8 @@ usage(FILE *f)
 	    "  -K file.ko   a kernel module whose symbols/types to use (repeatable)\n"
 	    "  --module-dir DIR  every loaded module found in DIR\n"
 	    "  --no-cache   neither read nor write the layout cache\n"
+	    "  --no-kernel  open the dump for its bytes alone, whatever its kernel: info\n"
+	    "               and rd -p work (they fall back to it when -M has no known kernel)\n"
 	    "  With neither -M nor -N: the running system (booted kernel, /dev/mem).\n"
 	    "\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
@@ -226,7 +228,7 @@ named_command(int argc, char **argv, const struct option *longopts)
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
-	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR };
+	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR, OPT_NOKERNEL };
 
 int
 cli_parse(int argc, char **argv, struct cli *cl)
@@ -242,6 +244,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "module-dir", required_argument, NULL, OPT_MODDIR },
 		{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+		{ "no-kernel", no_argument, NULL, OPT_NOKERNEL },
 		{ "clear", no_argument, NULL, OPT_CLEAR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -312,6 +315,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		case OPT_MODDIR: cl->o.moddir = optarg; break;
 		case OPT_STATS: cl->o.stats = true; given |= A_STATS; break;
 		case OPT_NOCACHE: cl->o.open_flags |= KVS_O_NO_CACHE; break;
+		case OPT_NOKERNEL: cl->o.open_flags |= KVS_O_FORMAT_ONLY; break;
 		case OPT_CLEAR: cl->o.clear = true; given |= A_CLEAR; break;
 		case OPT_VERSION: version = true; break;
 		case 'h': help = true; break;
@@ -379,6 +383,10 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	usage_command = c;
 	if ((rc = check_options(c, &cl->o, given, top_arg)) != 0)
 		return rc;
+	if ((cl->o.open_flags & KVS_O_FORMAT_ONLY) &&
+	    (cl->o.kernel != NULL || cl->o.demo || cl->o.core == NULL))
+		return usage_error(cl->o.json, "--no-kernel opens a dump (-M) for its bytes "
+		    "alone: it takes no kernel (-N, --demo)");
 	cl->c = c;
 	return -1;
 }

@@ -162,13 +162,22 @@ START_TEST(defaults_and_usage)
 	ck_assert_ptr_nonnull(strstr(out, "dump x: No such file"));
 	free(out);
 	/* A dump that does not name its kernel (FreeBSD): the installed
-	 * kernel, here none (an empty system root). */
-	snprintf(cmd, sizeof(cmd), "KVS_DEBUG_ROOT=%s %s -M %s info 2>&1", test_tmpdir(),
+	 * kernel, here none (an empty system root); info then reads the
+	 * dump's bytes alone, saying why, and a walker fails saying why. */
+	snprintf(cmd, sizeof(cmd), "KVS_DEBUG_ROOT=%s %s -M %s malloc 2>&1", test_tmpdir(),
 	    build_path("analyzers/kvmstat"), fixture_path("fbsd14/vmcore.minidump3"));
 	out = run_capture(cmd, &st);
 	ck_assert_int_eq(st, 1);
 	ck_assert_msg(strstr(out, "none is installed (") != NULL &&
 	    strstr(out, "/boot/kernel/kernel)") != NULL, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "KVS_DEBUG_ROOT=%s %s -M %s info 2>&1", test_tmpdir(),
+	    build_path("analyzers/kvmstat"), fixture_path("fbsd14/vmcore.minidump3"));
+	out = run_capture(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(strstr(out, "none is installed (") != NULL &&
+	    strstr(out, "its bytes alone") != NULL && strstr(out, "minidump v3") != NULL,
+	    "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s frobnicate 2>&1", build_path("analyzers/kvmstat"));
 	free(run_capture(cmd, &st));

@@ -10,6 +10,9 @@ through kvmstat):
   - `malloc --percpu --csv`: a row per type and CPU, truth's per-CPU
     requests, frees, memalloced, memfreed and sizemask (FreeBSD 11 to 14);
   - with --percpu the usual CSV is not printed unchanged.
+A dump whose kernel is not known (no -N, none installed): `info` and
+`rd -p` open it for its bytes alone, saying so; `--no-kernel` asks for that
+(refused with -N); rd -p's words are the raw image's bytes (read here).
 gmon: `-o` is optional, as kgmon -p's: without it `gmon` writes ./gmon.out,
 and the usage says [-o FILE]; an existing ./gmon.out is kept without -f.
 """
@@ -166,11 +169,47 @@ def gmon():
         check(rc == 0 and os.path.getsize(path) == size, "gmon -f replaces ./gmon.out")
 
 
+def no_kernel():
+    mini = os.path.join(FIX, "fbsd14", "vmcore.minidump3")
+    raw = os.path.join(FIX, "fbsd14", "mem.raw")
+    t = json.load(open(os.path.join(FIX, "fbsd14", "truth.json")))
+    env_root = {"KVS_DEBUG_ROOT": "/nonexistent"}
+    for args in ((["-M", mini, "info"]), (["-M", mini, "--no-kernel", "info"])):
+        p = subprocess.run([KVMSTAT] + args, capture_output=True, text=True,
+                           env=dict(os.environ, **env_root))
+        check(p.returncode == 0 and "minidump v3" in p.stdout and
+              "dumped pages:  %d" % t["dumped_pages"]["minidump3"] in p.stdout,
+              "%s: rc %d, %s %s" % (" ".join(args[2:]), p.returncode, p.stdout, p.stderr))
+        if "--no-kernel" not in args:
+            check("its bytes alone" in p.stderr, "info falls back saying so: %s" % p.stderr)
+    p = subprocess.run([KVMSTAT, "-M", mini, "--json", "info"], capture_output=True, text=True,
+                       env=dict(os.environ, **env_root))
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(doc.get("format") == "minidump" and doc.get("dumped_pages") ==
+          t["dumped_pages"]["minidump3"], "info --json without a kernel: %s" % p.stdout[:200])
+    data = open(raw, "rb").read()
+    for pa in (0x60000, 0x1000 * 100 + 8):
+        p = subprocess.run([KVMSTAT, "-M", raw, "--raw", "rd", "-p", hex(pa), "4"],
+                           capture_output=True, text=True, env=dict(os.environ, **env_root))
+        words = []
+        for line in p.stdout.splitlines():
+            words += [int(w, 16) for w in line.split()[1:3]]
+        want = [int.from_bytes(data[pa + 8 * i:pa + 8 * i + 8], "little") for i in range(4)]
+        check(p.returncode == 0 and words == want, "rd -p %s without a kernel: %s, file %s (%s)"
+              % (hex(pa), words, want, p.stderr))
+    rc, out, err = run("-N", os.path.join(FIX, "fbsd14", "kernel"), "-M", mini, "--no-kernel",
+                       "info")
+    check(rc == 2 and "--no-kernel" in err, "--no-kernel with -N is a usage error: %d %s" % (rc, err))
+    rc, out, err = run("-M", mini, "--no-kernel", "malloc")
+    check(rc == 1 and "no kernel is known" in err, "malloc --no-kernel: %d %s" % (rc, err))
+
+
 if not os.access(KVMSTAT, os.X_OK):
     print("FAIL: no kvmstat at", KVMSTAT)
     sys.exit(1)
 linux()
 freebsd()
 gmon()
+no_kernel()
 print("check_flag_formats: %d checks, %d failed" % (checked, failures))
 sys.exit(1 if failures else 0)

@@ -5,6 +5,7 @@
  * page-crossing reads and strings.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,73 @@ START_TEST(installed_kernel_and_debug_file)
 }
 END_TEST
 
+/*
+ * A format-only open (KVS_O_FORMAT_ONLY): every format without a kernel,
+ * whatever kernel it holds.  The dump's format and page count are the
+ * truth's; physical memory reads as the machine's (mem.raw, read here with
+ * pread: the generator's image of physical memory) wherever the dump holds
+ * the page (the truth's translations name such pages); a kernel address,
+ * a symbol and a type fail saying why; a kernel file is refused.
+ */
+START_TEST(format_only)
+{
+	char err[KVS_ERRBUF_SIZE], rel[256];
+	json_t *t = load_truth("fbsd14/truth.json"), *e;
+	struct kvs_dumpinfo di;
+	struct kvs_kernelinfo ki;
+	struct kvs_typeinfo ti;
+	uint8_t got[64], want[64];
+	uint64_t addr;
+	size_t k, n = 0;
+	int fd, valid;
+	kvs_t *kd;
+
+	snprintf(rel, sizeof(rel), "fbsd14/%s", formats[_i]);
+	kd = kvs_open(NULL, fixture_path(rel), KVS_O_FORMAT_ONLY | (_i == 4 ? KVS_O_RAW : 0),
+	    err);
+	ck_assert_msg(kd != NULL, "%s: %s", rel, err);
+	ck_assert_int_eq(kvs_dumpinfo(kd, &di), 0);
+	ck_assert_str_eq(di.format, format_names[_i]);
+	ck_assert_uint_eq(di.dumped_pages, jget(json_object_get(t, "dumped_pages"), count_keys[_i]));
+	ck_assert_ptr_nonnull(strstr(di.kernel, "none"));
+	ck_assert_int_eq(kvs_kernel_info(kd, &ki), 0);
+	ck_assert_str_eq(ki.os, "unknown");
+	fd = open(fixture_path("fbsd14/mem.raw"), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	json_array_foreach(json_object_get(t, "translations"), k, e) {
+		uint64_t pa = jget(e, "pa") & ~(uint64_t)63;
+		ck_assert_int_eq(pread(fd, want, sizeof(want), (off_t)pa), (ssize_t)sizeof(want));
+		ck_assert_msg(kvs_read_phys(kd, pa, got, sizeof(got)) == 0, "%s pa 0x%llx: %s", rel,
+		    (unsigned long long)pa, kvs_geterr(kd));
+		ck_assert_mem_eq(got, want, sizeof(got));
+		n++;
+	}
+	ck_assert_uint_gt(n, 2);
+	close(fd);
+	ck_assert_int_eq(kvs_read(kd, 0xffffffff80200000ULL, got, 8), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_INVAL);
+	ck_assert_uint_eq(kvs_fault_addr(kd, &valid), 0xffffffff80200000ULL);
+	ck_assert(valid);
+	ck_assert_ptr_nonnull(strstr(kvs_geterr(kd), "bytes alone"));
+	ck_assert_int_eq(kvs_kvtop(kd, 0xffffffff80200000ULL, &addr), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_INVAL);
+	ck_assert_int_eq(kvs_read_string(kd, 0xffffffff80200000ULL, (char *)got, sizeof(got),
+	    NULL), -1);
+	ck_assert_int_eq(kvs_symbol(kd, "_version", &addr, NULL), -1);
+	ck_assert_int_eq(kvs_errstatus(kd), KVS_E_NOSYMBOL);
+	ck_assert_ptr_null(kvs_symbol_at(kd, 0xffffffff80200000ULL, NULL));
+	ck_assert_int_eq(kvs_symbol_next(kd, 0xffffffff80200000ULL, &addr), -1);
+	ck_assert_int_eq(kvs_type(kd, "struct malloc_type", &ti), -1);
+	ck_assert_int_ne(kvs_errstatus(kd), KVS_OK);
+	kvs_close(kd);
+	/* a kernel file is refused, saying so */
+	ck_assert_ptr_null(kvs_open(fixture_path("fbsd14/kernel"), fixture_path(rel),
+	    KVS_O_FORMAT_ONLY, err));
+	ck_assert_ptr_nonnull(strstr(err, "takes no kernel"));
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -322,6 +390,7 @@ main(void)
 	tcase_add_test(tc, walker_memos);
 	tcase_add_test(tc, separate_debug_file);
 	tcase_add_test(tc, installed_kernel_and_debug_file);
+	tcase_add_loop_test(tc, format_only, 0, 5);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

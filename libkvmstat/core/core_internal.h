@@ -37,5 +37,7 @@ KVS_HIDDEN int kvs_nomem_read(void *priv, uint64_t addr, void *buf, size_t len,
  * and the error every read then gives. */
 KVS_HIDDEN void kvs_check_shrunk(kvs_t *kd);
 KVS_HIDDEN int kvs_shrunk_error(kvs_t *kd);
+/* The error a format-only handle gives for a kernel-virtual address. */
+KVS_HIDDEN int kvs_no_kernel_error(kvs_t *kd, uint64_t kva);
 
 #endif

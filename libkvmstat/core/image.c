@@ -20,7 +20,6 @@
 #include "core_internal.h"
 
 /* ------------------------------------------------------------ symbols */
-/* ------------------------------------------------------------ symbols */
 
 int
 kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
@@ -28,6 +27,9 @@ kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 	unsigned i;
 
 	ENTER(kd);
+	if (kd->syms == NULL)     /* a format-only open */
+		return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no symbols: dump %s was opened "
+		    "for its bytes alone (no kernel)", kd->core_path);
 	if (kvs_symtab_lookup(kd->syms, name, addr, size, &kd->err) == 0) {
 		if (addr != NULL)
 			*addr = kvs_slide(kd, *addr);
@@ -45,6 +47,8 @@ kvs_symbol(kvs_t *kd, const char *name, uint64_t *addr, uint64_t *size)
 int
 kvs_symbol_next(kvs_t *kd, uint64_t addr, uint64_t *next)
 {
+	if (kd->syms == NULL)
+		return -1;
 	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
 	    kvs_symtab_next(kd->syms, addr - kd->slide, next) == 0) {
 		*next += kd->slide;
@@ -60,6 +64,8 @@ kvs_symbol_at(kvs_t *kd, uint64_t addr, uint64_t *off)
 	unsigned i;
 
 	ENTER(kd);
+	if (kd->syms == NULL)
+		return NULL;
 	if (kd->slide != 0 && addr - kd->slide >= kd->slide_min &&
 	    (s = kvs_symtab_at(kd->syms, addr - kd->slide, off)) != NULL)
 		return s;

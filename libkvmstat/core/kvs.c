@@ -33,6 +33,7 @@
 
 /* kvs_dumpinfo's kernel when there is no kernel file. */
 #define KERNEL_FROM_DUMP "(none: symbols and types from the dump)"
+#define KERNEL_NONE "(none: the dump's bytes alone)"
 
 static void
 errbuf_set(char *errbuf, const struct kvs_error *e)
@@ -293,7 +294,8 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	kd->kernel_fd = kd->core_fd = kd->debug_fd = -1;
 	kd->flags = flags;
-	kd->kernel_path = strdup(kernel != NULL ? kernel : KERNEL_FROM_DUMP);
+	kd->kernel_path = strdup(kernel != NULL ? kernel : (flags & KVS_O_FORMAT_ONLY) ?
+	    KERNEL_NONE : KERNEL_FROM_DUMP);
 	kd->core_path = strdup(core);
 	if (kd->kernel_path == NULL || kd->core_path == NULL) {
 		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
@@ -302,6 +304,19 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		kerr_set(&kd->err, KVS_E_DWARF, "libelf: %s", elf_errmsg(-1));
 		goto fail;
+	}
+	if (flags & KVS_O_FORMAT_ONLY) {
+		/* The dump's bytes alone: no kernel, no architecture. */
+		if (kernel != NULL) {
+			kerr_set(&kd->err, KVS_E_INVAL, "a format-only open (KVS_O_FORMAT_ONLY, "
+			    "--no-kernel) takes no kernel file (%s given)", kernel);
+			goto fail;
+		}
+		if (make_types(kd) != 0 || kvs_open_dump(kd, core, flags) != 0)
+			goto fail;
+		kd->os = &os_unknown;
+		kd->src->info(kd->src_priv, &kd->info);
+		return kd;
 	}
 	if (kernel == NULL) {
 		if (make_types(kd) != 0 || kvs_open_dump(kd, core, flags) != 0)

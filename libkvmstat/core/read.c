@@ -48,6 +48,19 @@ kvs_shrunk_error(kvs_t *kd)
 	    (unsigned long long)kd->shrunk_to);
 }
 
+/* A format-only open (KVS_O_FORMAT_ONLY) knows no kernel, so no page
+ * tables: a kernel-virtual address cannot be read. */
+int
+kvs_no_kernel_error(kvs_t *kd, uint64_t kva)
+{
+	kerr_set(&kd->err, KVS_E_INVAL, "dump %s was opened for its bytes alone (no kernel: "
+	    "--no-kernel, KVS_O_FORMAT_ONLY): kernel virtual address 0x%llx cannot be "
+	    "translated; read physical memory (rd -p), or give the kernel (-N)",
+	    kd->core_path, (unsigned long long)kva);
+	kerr_fault(&kd->err, kva);
+	return -1;
+}
+
 int
 kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 {
@@ -56,6 +69,8 @@ kvs_kvtop(kvs_t *kd, uint64_t kva, uint64_t *pa)
 		return kvs_nomem_read(kd, kva, NULL, 0, &kd->err);
 	if (kd->shrunk)
 		return kvs_shrunk_error(kd);
+	if (kd->arch == NULL)
+		return kvs_no_kernel_error(kd, kva);
 	if (kd->arch_priv == NULL)
 		return kerr_set(&kd->err, KVS_E_UNMAPPED, "dump %s holds virtual addresses "
 		    "only: no physical address for 0x%llx", kd->core_path, (unsigned long long)kva);
@@ -120,6 +135,8 @@ read_kva(kvs_t *kd, uint64_t kva, void *buf, size_t len)
 
 	if (kd->shrunk)
 		return kvs_shrunk_error(kd);
+	if (kd->arch == NULL && !kd->info.virtual_only)
+		return kvs_no_kernel_error(kd, kva);
 	if (kd->info.virtual_only) {
 		if (kd->src->read_virt(kd->src_priv, kva, buf, len, &kd->err) == 0)
 			return 0;
@@ -217,7 +234,7 @@ kvs_read_string(kvs_t *kd, uint64_t kva, char *buf, size_t maxlen, int *truncate
 	/* Page-sized steps: never touch the page after the terminator. */
 	while (got < maxlen - 1) {
 		uint64_t va = kva + got;
-		uint64_t pg = kd->arch->page_size;
+		uint64_t pg = kd->arch != NULL ? kd->arch->page_size : 4096;
 		size_t chunk = (size_t)(pg - (va & (pg - 1)));
 		char *nul;
 

@@ -38,6 +38,14 @@ typedef struct kvs kvs_t;
 /* Do not read or write the layout cache ($XDG_CACHE_HOME/kvmstat); the
  * environment variable KVS_NO_CACHE=1 does the same. */
 #define KVS_O_NO_CACHE 0x10
+/* Open the dump for its bytes alone, whatever kernel it holds: kernel must
+ * be NULL, and no kernel is looked for (in the dump or installed).  The
+ * dump's format, pages and physical memory answer (kvs_dumpinfo,
+ * kvs_read_phys); kernel-virtual reads, symbols, types and the walkers
+ * fail with KVS_E_INVAL saying why, except in a dump addressed by virtual
+ * addresses only (an ELF core without physical addresses), which is read
+ * as it is. */
+#define KVS_O_FORMAT_ONLY 0x20
 
 /* Coarse status codes; the message chain (kvs_geterr) carries the detail. */
 typedef enum kvs_status {
