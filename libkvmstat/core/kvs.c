@@ -226,12 +226,14 @@ make_types(kvs_t *kd)
  * kernel a dump is of.
  */
 static kvs_t *
-open_installed(const char *core, int flags, char *errbuf)
+open_installed(const char *core, int flags, char *errbuf, kvs_status_t *status)
 {
 	char path[4096], first[4096] = "", why[KVS_ERRBUF_SIZE] = "", err[KVS_ERRBUF_SIZE];
+	kvs_status_t st;
 	size_t i, k;
 
 	if (flags & KVS_O_NOVERIFY) {
+		*status = KVS_E_INVAL;
 		if (errbuf != NULL)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel file given (-N) for dump %.600s: the "
 			    "installed one is taken only when it is checked against the dump "
@@ -249,10 +251,12 @@ open_installed(const char *core, int flags, char *errbuf)
 				snprintf(first, sizeof(first), "%s", path);
 			if (access(path, F_OK) != 0)
 				continue;
-			if ((kd = kvs_open(path, core, flags, err)) != NULL)
+			if ((kd = kvs_open_status(path, core, flags, err, &st)) != NULL)
 				return kd;
-			if (why[0] == '\0')
+			if (why[0] == '\0') {
 				snprintf(why, sizeof(why), "%s", err);
+				*status = st;
+			}
 		}
 	if (errbuf != NULL) {
 		snprintf(path, sizeof(path), "%s", first);
@@ -269,13 +273,25 @@ open_installed(const char *core, int flags, char *errbuf)
 kvs_t *
 kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 {
+	return kvs_open_status(kernel, core, flags, errbuf, NULL);
+}
+
+kvs_t *
+kvs_open_status(const char *kernel, const char *core, int flags, char *errbuf,
+    kvs_status_t *statusp)
+{
 	bool core_defaulted = false, tried_default = false, try_installed = false;
-	kvs_t *kd;
+	kvs_status_t dummy;
+	kvs_t *kd, *ikd;
 	int rc;
 
+	if (statusp == NULL)
+		statusp = &dummy;
+	*statusp = KVS_OK;
 	if (errbuf != NULL)
 		errbuf[0] = '\0';
 	if (kernel == NULL && (flags & KVS_O_KERNEL_ONLY)) {
+		*statusp = KVS_E_INVAL;
 		if (errbuf != NULL)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "no kernel given");
 		return NULL;
@@ -288,6 +304,7 @@ kvs_open(const char *kernel, const char *core, int flags, char *errbuf)
 	}
 	kd = calloc(1, sizeof(*kd));
 	if (kd == NULL) {
+		*statusp = KVS_E_NOMEM;
 		if (errbuf != NULL)
 			snprintf(errbuf, KVS_ERRBUF_SIZE, "out of memory");
 		return NULL;
@@ -378,8 +395,13 @@ fail:
 	if (tried_default)
 		kerr_push(&kd->err, "no dump given (-M), so live memory, %s, was tried", core);
 	errbuf_set(errbuf, &kd->err);
+	*statusp = kd->err.status != KVS_OK ? kd->err.status : KVS_E_INVAL;
 	kvs_close(kd);
-	return try_installed ? open_installed(core, flags, errbuf) : NULL;
+	if (!try_installed)
+		return NULL;
+	if ((ikd = open_installed(core, flags, errbuf, statusp)) != NULL)
+		*statusp = KVS_OK;
+	return ikd;
 }
 
 void

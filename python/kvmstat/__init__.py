@@ -33,6 +33,8 @@ _open = open                            # the builtin, before open() shadows it
 KVS_O_RAW = 0x01
 KVS_O_NOVERIFY = 0x02
 KVS_O_KERNEL_ONLY = 0x04
+KVS_O_NO_CACHE = 0x10
+KVS_O_FORMAT_ONLY = 0x20
 KVS_ERRBUF_SIZE = 1024
 
 ALLOCATOR_MALLOC, ALLOCATOR_UMA, ALLOCATOR_SLAB, ALLOCATOR_ANY = 1, 2, 3, 255
@@ -97,6 +99,8 @@ _NOTIFY_CB = ctypes.CFUNCTYPE(None, _vp, ctypes.c_char_p)
 _PROTOS = {
     # kvmstat.h
     'kvs_open': (_vp, [_cp, _cp, ctypes.c_int, ctypes.c_char_p]),
+    'kvs_open_status': (_vp, [_cp, _cp, ctypes.c_int, ctypes.c_char_p,
+                              ctypes.POINTER(ctypes.c_int)]),
     'kvs_close': (None, [_vp]),
     'kvs_read': (ctypes.c_int, [_vp, _u64, _vp, ctypes.c_size_t]),
     'kvs_read_phys': (ctypes.c_int, [_vp, _u64, _vp, ctypes.c_size_t]),
@@ -364,29 +368,40 @@ def _typeinfo(ti):
 # ------------------------------------------------------------ the handle
 
 def open(core=None, kernel=None, raw=False, verify=True, kernel_only=False,
-         modules=(), module_dir=None):
+         modules=(), module_dir=None, no_kernel=False):
     """Open kernel (an ELF image with symbols) and core (a crash dump, a raw
-    image with raw=True, or None for live memory).  kernel_only=True opens
-    the kernel alone, for symbol and type queries.  The result is a context
-    manager; it is closed on exit."""
+    image with raw=True, or None for live memory).  kernel may be None when
+    the dump carries what its kernel needs (a Linux dump with VMCOREINFO:
+    kallsyms and BTF in memory), or with no_kernel=True, which opens the
+    dump for its bytes alone (dump_info, read_phys).  kernel_only=True
+    opens the kernel alone, for symbol and type queries.  The result is a
+    context manager; it is closed on exit.  A failure raises Error with its
+    .code and .status."""
     return Kvmstat(core=core, kernel=kernel, raw=raw, verify=verify,
-                   kernel_only=kernel_only, modules=modules, module_dir=module_dir)
+                   kernel_only=kernel_only, modules=modules, module_dir=module_dir,
+                   no_kernel=no_kernel)
 
 
 class Kvmstat:
     """A kvs_t handle.  Use from one thread at a time."""
 
     def __init__(self, core=None, kernel=None, raw=False, verify=True,
-                 kernel_only=False, modules=(), module_dir=None):
-        if kernel is None:
-            raise ValueError('kernel is required (the ELF image the dump was taken from)')
+                 kernel_only=False, modules=(), module_dir=None, no_kernel=False):
+        if kernel_only and kernel is None:
+            raise ValueError('kernel_only needs a kernel (the ELF image to read)')
+        if no_kernel and (kernel is not None or core is None):
+            raise ValueError('no_kernel opens a dump (core) for its bytes alone, without a kernel')
         self._lib = load_library()
         flags = ((KVS_O_RAW if raw else 0) | (0 if verify else KVS_O_NOVERIFY)
-                 | (KVS_O_KERNEL_ONLY if kernel_only else 0))
+                 | (KVS_O_KERNEL_ONLY if kernel_only else 0)
+                 | (KVS_O_FORMAT_ONLY if no_kernel else 0))
         err = ctypes.create_string_buffer(KVS_ERRBUF_SIZE)
-        self._kd = self._lib.kvs_open(_b(kernel), _b(core), flags, err)
+        st = ctypes.c_int(0)
+        self._kd = self._lib.kvs_open_status(_b(kernel), _b(core), flags, err,
+                                             ctypes.byref(st))
         if not self._kd:
-            raise Error(_s(err.value))
+            raise Error(_s(err.value), _s(self._lib.kvs_status_str(st.value)), None,
+                        st.value)
         self._lib.kvs_set_notify(self._kd, _NOTIFY, None)
         self.kernel, self.core = kernel, core
         try:
@@ -828,15 +843,22 @@ class MemoryType:
         return [lst._zone_size(i) for i in range(lst._zone_count()) if mask >> i & 1]
 
     def percpu(self, cpu):
-        """This CPU's counters, as a dict."""
+        """This CPU's counters, as a dict; IndexError for a CPU the list
+        does not hold (0 <= cpu < maxcpus)."""
         lib = self._list._lib
         self._list._check()
+        if not isinstance(cpu, int) or not 0 <= cpu < self.maxcpus:
+            raise IndexError('cpu %r: the list holds CPUs 0 to %d' % (cpu, self.maxcpus - 1))
         return {n: getattr(lib, 'memstat_get_percpu_' + n)(self._mtp, cpu)
                 for n in _PERCPU_ACCESSORS}
 
     def domain(self, d):
-        """UMA: this memory domain's zone-cached and keg-free items."""
+        """UMA: this memory domain's zone-cached and keg-free items;
+        IndexError for a domain the zone does not have."""
         lib = self._list._lib
+        self._list._check()
+        if not isinstance(d, int) or not 0 <= d < self.ndomains:
+            raise IndexError('domain %r: the entry has %d domains' % (d, self.ndomains))
         return {'zonefree': lib.memstat_get_domain_zonefree(self._mtp, d),
                 'kegfree': lib.memstat_get_domain_kegfree(self._mtp, d)}
 
@@ -884,8 +906,10 @@ class MemoryTypeList:
         if getattr(self._lib, self._FILL[self.allocator])(self._l, k._h()) != 0:
             code = self._lib.memstat_mtl_geterror(self._l)
             e = k._error()
-            raise Error('%s: %s' % (_s(self._lib.memstat_strerror(code)), e), e.status,
-                        e.fault_addr, e.code)
+            # The handle's message says what failed; the list's own errors
+            # (out of memory, a version it does not read) stand alone.
+            msg = str(e) if str(e) else _s(self._lib.memstat_strerror(code))
+            raise Error(msg, e.status, e.fault_addr, e.code)
         return self
 
     def sweep(self):

@@ -59,9 +59,50 @@ class Handle(unittest.TestCase):
             kvmstat.open(core=missing, kernel=kernel_of('fbsd14'))
         self.assertIn('no-such-core', str(cm.exception))
 
-    def test_kernel_required(self):
+    def test_open_without_kernel(self):
+        # kernel=None is no longer refused by the module: the library says
+        # what the dump lacks.  A FreeBSD dump does not name its kernel, and
+        # none is installed: an Error with its code; no_kernel=True opens
+        # it for its bytes alone.
+        mini = os.path.join(FIX, 'fbsd14', 'vmcore.minidump3')
+        old = os.environ.get('KVS_DEBUG_ROOT')
+        os.environ['KVS_DEBUG_ROOT'] = '/nonexistent'
+        try:
+            with self.assertRaises(kvmstat.Error) as cm:
+                kvmstat.open(core=mini)
+        finally:
+            if old is None:
+                del os.environ['KVS_DEBUG_ROOT']
+            else:
+                os.environ['KVS_DEBUG_ROOT'] = old
+        self.assertIsNotNone(cm.exception.code)
+        self.assertNotEqual(cm.exception.code, 0)
+        self.assertIn('installed', str(cm.exception))
+        with kvmstat.open(core=mini, no_kernel=True) as k:
+            self.assertEqual(k.dumpinfo().format, 'minidump')
+            self.assertEqual(k.dumpinfo().dumped_pages, truth('fbsd14')['dumped_pages']['minidump3'])
+            with self.assertRaises(kvmstat.Error) as cm:
+                k.read(0xffffffff80200000, 8)
+            self.assertIn('bytes alone', str(cm.exception))
         with self.assertRaises(ValueError):
-            kvmstat.open(core=os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'))
+            kvmstat.open(core=mini, kernel=kernel_of('fbsd14'), no_kernel=True)
+
+    def test_open_error_codes(self):
+        # .code is kvs_status_t, .status its text, as for errors on a handle.
+        codes = {}
+        with kvmstat.open(kernel=kernel_of('fbsd14'), kernel_only=True) as k:
+            lib = k._lib
+            for i in range(16):
+                codes[kvmstat._s(lib.kvs_status_str(i))] = i
+        missing = os.path.join(FIX, 'fbsd14', 'no-such-core')
+        with self.assertRaises(kvmstat.Error) as cm:
+            kvmstat.open(core=missing, kernel=kernel_of('fbsd14'))
+        self.assertEqual(cm.exception.code, codes['I/O error'])
+        self.assertEqual(cm.exception.status, 'I/O error')
+        with self.assertRaises(kvmstat.Error) as cm:
+            kvmstat.open(core=os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'),
+                         kernel=os.path.join(FIX, 'fbsd14', 'kernel.other'))
+        self.assertEqual(cm.exception.code, codes['kernel does not match dump'])
 
     def test_mismatched_kernel_refused(self):
         with self.assertRaises(kvmstat.Error) as cm:
@@ -324,6 +365,20 @@ class Allocators(unittest.TestCase):
                 gone = [m for m in lst if m.vanished]
                 self.assertEqual(lst.sweep(), len(gone))
                 self.assertEqual({m.kaddr for m in lst}, set(want))
+
+    def test_percpu_range_and_refresh_errors(self):
+        with open_fbsd() as k:
+            m = k.malloc_types()[0]
+            self.assertIsInstance(m.percpu(0), dict)
+            for bad in (m.maxcpus, 99, -1):
+                with self.assertRaises(IndexError):
+                    m.percpu(bad)
+            # A walker of the other family: the handle's message, no
+            # "KVM error:" in front.
+            with self.assertRaises(kvmstat.Error) as cm:
+                k.memory_type_list('slab')
+            self.assertFalse(str(cm.exception).startswith('KVM error'), str(cm.exception))
+            self.assertTrue(str(cm.exception))
 
     def test_slab_caches(self):
         t = truth('linux-kaslr')

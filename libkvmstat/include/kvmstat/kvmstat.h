@@ -74,6 +74,10 @@ typedef enum kvs_status {
  * (KVS_ERRBUF_SIZE bytes) when errbuf is non-NULL.
  */
 kvs_t *kvs_open(const char *kernel, const char *core, int flags, char *errbuf);
+/* kvs_open, also saying why it failed: *status (when status is non-NULL)
+ * is KVS_OK on success, else the status of the message in errbuf. */
+kvs_t *kvs_open_status(const char *kernel, const char *core, int flags, char *errbuf,
+    kvs_status_t *status);
 void kvs_close(kvs_t *kd);
 
 /* Read len bytes at kernel virtual address kva.  Returns 0, or -1 with the
