@@ -1,5 +1,5 @@
 /*
- * walk_freebsd_uma.c - UMA zone statistics (vmstat -z) and memstat_kvm_all.
+ * uma.c - UMA zone statistics (vmstat -z) and memstat_kvm_all.
  *
  * Zones are reached through uma_kegs (each keg's uk_zones list) and, for
  * cache-only zones that have no keg, through uma_cachezones - libmemstat's
@@ -19,6 +19,10 @@
  *     + the keg's free items (kegfree) counted once per keg, on its primary
  *     zone (libmemstat's test is inverted);
  *   size = keg item size, rsize = real size, countlimit = uz_max_items.
+ *
+ * This file owns the walk of the kegs and zones and the readers of their
+ * counters, caches, buckets and domain records; the layout they are read
+ * with is resolved by uma_layout.c.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -26,181 +30,12 @@
 
 #include "freebsd.h"
 #include "memstat_internal.h"
+#include "uma_internal.h"
 
 #define MAX_KEGS 100000
 #define MAX_BUCKETS 1000000
 #define SECONDARY 0x200
 #define INTERNAL 0x20000000
-
-struct ulayout {
-	uint64_t zone_size, cache_size, zdom_size, kdom_size;
-	struct kfield uz_flags, uz_size, uz_max, uz_xdomain, uz_keg, uz_sleeps, uz_link, uz_allocs,
-	    uz_frees, uz_fails, uz_name, uz_cpu;
-	struct kfield uk_zones, uk_size, uk_rsize, uk_flags, uk_link, uk_domain, ud_free;
-	struct kfield uc_free, uc_alloc, uc_cross, uc_allocs, uc_frees, ucb_cnt, ucb_entries;
-	struct kfield uzd_buckets, ub_link, ub_cnt;
-	uint64_t pcpu_base;
-	/* 13+: uc_allocs/uc_frees are plain u64s and ucb_cnt/ucb_entries plain
-	 * 16-bit counts, all inside struct uma_cache: read without kfield_get. */
-	bool cache_plain;
-	int ndomains;
-	int gen;                          /* 11 (<= 11), 12 or 13 (13+) */
-	/* <= 12 */
-	struct kfield uz_domain, uz_buckets, uk_free, uk_maxpages, uk_ppera, uk_ipers;
-};
-
-/* The older layouts: per-CPU buckets by pointer; 12 keeps its zone domains
- * behind uz_domain and counts with counter(9) pointers, <= 11 has plain
- * counters, one full-bucket list and a page limit on the keg. */
-static int
-resolve_old(kvs_t *kd, struct ulayout *L)
-{
-	static const char Z[] = "struct uma_zone", K[] = "struct uma_keg", C[] = "struct uma_cache";
-	struct kvs_typeinfo ti;
-
-	L->gen = kvs_has_member(kd, Z, "uz_domain") == 1 ? 12 : 11;
-	if (L->gen == 11 && kvs_has_member(kd, Z, "uz_buckets") != 1)
-		return kerr_set(&kd->err, KVS_E_VERSION, "unrecognised UMA layout: struct "
-		    "uma_cache has no uc_allocbucket.ucb_cnt (13 and later), struct uma_zone "
-		    "neither uz_domain (12) nor uz_buckets (11 and before)");
-	if (kvs_type(kd, Z, &ti) != 0)
-		return -1;
-	L->zone_size = ti.size;
-	if (kvs_type(kd, C, &ti) != 0)
-		return -1;
-	L->cache_size = ti.size;
-	if (L->gen == 12) {
-		if (kvs_type(kd, "struct uma_zone_domain", &ti) != 0 ||
-		    kfield(kd, Z, "uz_domain", &L->uz_domain, true) ||
-		    kfield(kd, Z, "uz_max_items", &L->uz_max, true) ||
-		    kfield(kd, "struct uma_zone_domain", "uzd_buckets.lh_first", &L->uzd_buckets, true))
-			return kerr_push(&kd->err, "UMA layout");
-		L->zdom_size = ti.size;
-	} else if (kfield(kd, Z, "uz_buckets.lh_first", &L->uz_buckets, true) ||
-	    kfield(kd, K, "uk_maxpages", &L->uk_maxpages, true))
-		return kerr_push(&kd->err, "UMA layout");
-	if (kfield(kd, Z, "uz_size", &L->uz_size, true) || kfield(kd, Z, "uz_sleeps", &L->uz_sleeps, true) ||
-	    kfield(kd, Z, "uz_link.le_next", &L->uz_link, true) ||
-	    kfield(kd, Z, "uz_allocs", &L->uz_allocs, true) || kfield(kd, Z, "uz_frees", &L->uz_frees, true) ||
-	    kfield(kd, Z, "uz_fails", &L->uz_fails, true) || kfield(kd, Z, "uz_name", &L->uz_name, true) ||
-	    kfield(kd, Z, "uz_cpu", &L->uz_cpu, true) ||
-	    kfield(kd, K, "uk_zones.lh_first", &L->uk_zones, true) || kfield(kd, K, "uk_size", &L->uk_size, true) ||
-	    kfield(kd, K, "uk_rsize", &L->uk_rsize, true) || kfield(kd, K, "uk_flags", &L->uk_flags, true) ||
-	    kfield(kd, K, "uk_link.le_next", &L->uk_link, true) || kfield(kd, K, "uk_free", &L->uk_free, true) ||
-	    kfield(kd, K, "uk_ppera", &L->uk_ppera, true) || kfield(kd, K, "uk_ipers", &L->uk_ipers, true) ||
-	    kfield(kd, C, "uc_freebucket", &L->uc_free, true) || kfield(kd, C, "uc_allocbucket", &L->uc_alloc, true) ||
-	    kfield(kd, C, "uc_allocs", &L->uc_allocs, true) || kfield(kd, C, "uc_frees", &L->uc_frees, true) ||
-	    kfield(kd, "struct uma_bucket", "ub_link.le_next", &L->ub_link, true) ||
-	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true) ||
-	    kfield(kd, "struct uma_bucket", "ub_entries", &L->ucb_entries, true))
-		return kerr_push(&kd->err, "UMA layout");
-	return 0;
-}
-
-/* A field of exactly `size` bytes, no bit-field, inside `within` bytes. */
-static bool
-plain(const struct kfield *f, uint64_t size, uint64_t within)
-{
-	return f->present && f->size == size && f->bit_size == 0 && f->off + size <= within;
-}
-
-static int
-resolve(kvs_t *kd, struct ulayout *L)
-{
-	static const char Z[] = "struct uma_zone", K[] = "struct uma_keg", C[] = "struct uma_cache";
-	struct kvs_typeinfo ti;
-	memset(L, 0, sizeof(*L));
-	/* Without types no layout can be told apart: say that, not "unrecognised". */
-	if (kvs_type(kd, Z, &ti) != 0 || kvs_type(kd, C, &ti) != 0 ||
-	    kvs_type(kd, K, &ti) != 0)
-		return kerr_push(&kd->err, "UMA layout: the types struct uma_zone, "
-		    "struct uma_keg and struct uma_cache are needed");
-	if (kvs_has_member(kd, C, "uc_allocbucket.ucb_cnt") != 1)
-		return resolve_old(kd, L);
-	L->gen = 13;
-	if (kvs_type(kd, Z, &ti) != 0)
-		return -1;
-	L->zone_size = ti.size;
-	if (kvs_type(kd, C, &ti) != 0)
-		return -1;
-	L->cache_size = ti.size;
-	if (kvs_type(kd, "struct uma_zone_domain", &ti) != 0)
-		return -1;
-	L->zdom_size = ti.size;
-	if (kvs_type(kd, "struct uma_domain", &ti) != 0)
-		return -1;
-	L->kdom_size = ti.size;
-	if (kfield(kd, Z, "uz_flags", &L->uz_flags, true) || kfield(kd, Z, "uz_size", &L->uz_size, true) ||
-	    kfield(kd, Z, "uz_max_items", &L->uz_max, true) ||
-	    kfield(kd, Z, "uz_xdomain", &L->uz_xdomain, false) ||
-	    kfield(kd, Z, "uz_keg", &L->uz_keg, true) || kfield(kd, Z, "uz_sleeps", &L->uz_sleeps, true) ||
-	    kfield(kd, Z, "uz_link.le_next", &L->uz_link, true) ||
-	    kfield(kd, Z, "uz_allocs", &L->uz_allocs, true) || kfield(kd, Z, "uz_frees", &L->uz_frees, true) ||
-	    kfield(kd, Z, "uz_fails", &L->uz_fails, true) || kfield(kd, Z, "uz_name", &L->uz_name, true) ||
-	    kfield(kd, Z, "uz_cpu", &L->uz_cpu, true) ||
-	    kfield(kd, K, "uk_zones.lh_first", &L->uk_zones, true) || kfield(kd, K, "uk_size", &L->uk_size, true) ||
-	    kfield(kd, K, "uk_rsize", &L->uk_rsize, true) || kfield(kd, K, "uk_flags", &L->uk_flags, true) ||
-	    kfield(kd, K, "uk_link.le_next", &L->uk_link, true) ||
-	    kfield(kd, K, "uk_domain", &L->uk_domain, true) ||
-	    kfield(kd, "struct uma_domain", "ud_free_items", &L->ud_free, true) ||
-	    kfield(kd, C, "uc_freebucket", &L->uc_free, true) || kfield(kd, C, "uc_allocbucket", &L->uc_alloc, true) ||
-	    kfield(kd, C, "uc_crossbucket", &L->uc_cross, false) ||
-	    kfield(kd, C, "uc_allocs", &L->uc_allocs, true) || kfield(kd, C, "uc_frees", &L->uc_frees, true) ||
-	    kfield(kd, "struct uma_cache_bucket", "ucb_cnt", &L->ucb_cnt, true) ||
-	    kfield(kd, "struct uma_cache_bucket", "ucb_entries", &L->ucb_entries, true) ||
-	    kfield(kd, "struct uma_zone_domain", "uzd_buckets.stqh_first", &L->uzd_buckets, true) ||
-	    kfield(kd, "struct uma_bucket", "ub_link.stqe_next", &L->ub_link, true) ||
-	    kfield(kd, "struct uma_bucket", "ub_cnt", &L->ub_cnt, true))
-		return kerr_push(&kd->err, "UMA layout");
-	L->cache_plain = plain(&L->uc_allocs, 8, L->cache_size) && plain(&L->uc_frees, 8, L->cache_size);
-	{
-		const struct kfield *bk[3] = { &L->uc_free, &L->uc_alloc, &L->uc_cross };
-		int k;
-		for (k = 0; k < 3; k++)
-			if (bk[k]->present)
-				L->cache_plain = L->cache_plain && bk[k]->off < L->cache_size &&
-				    plain(&L->ucb_cnt, 2, L->cache_size - bk[k]->off) &&
-				    plain(&L->ucb_entries, 2, L->cache_size - bk[k]->off);
-	}
-	return 0;
-}
-
-/* The layout: what the types say (resolve, sizeof(struct uma_keg)), worked
- * out on the handle's first refresh and kept in its memo, and what lives in
- * memory (vm_ndomains, the value of __pcpu), read every time. */
-static int
-layout(kvs_t *kd, struct ulayout *L, uint64_t *keg_size)
-{
-	static const char memo_tag;
-	struct ulayout_memo {
-		bool ok;
-		struct ulayout L;
-		uint64_t keg_size;
-	} *m = kvs_memo(kd, &memo_tag, sizeof(*m));
-	uint64_t addr;
-
-	if (m != NULL && m->ok) {
-		*L = m->L;
-		*keg_size = m->keg_size;
-	} else {
-		struct kvs_typeinfo ti;
-		if (resolve(kd, L) != 0 || kvs_type(kd, "struct uma_keg", &ti) != 0)
-			return -1;
-		*keg_size = ti.size;
-		if (m != NULL) {
-			m->L = *L;
-			m->keg_size = ti.size;
-			m->ok = true;
-		}
-	}
-	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
-	if (L->ndomains < 1 || L->ndomains > 64)
-		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
-	if (L->gen == 13 && (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 ||
-	    kread_u64(kd, addr, &L->pcpu_base) != 0))
-		return kerr_push(&kd->err, "per-CPU base for counter(9)");
-	return 0;
-}
 
 /* counter(9): sum of the present CPUs' copies; unreadable -> error. */
 static int
@@ -741,7 +576,7 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
 		return -1;
 	}
-	if (layout(kd, &L, &keg_size) != 0 || kcpus_read(kd, &cpus) != 0 ||
+	if (uma_layout(kd, &L, &keg_size) != 0 || kcpus_read(kd, &cpus) != 0 ||
 	    keg_size > sizeof(kcopy)) {
 		list->mtl_error = kvs_errstatus(kd) == KVS_E_VERSION ? MEMSTAT_ERROR_VERSION :
 		    MEMSTAT_ERROR_KVM;
