@@ -475,7 +475,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			mtl_set_name(mt, name, desc);
 		}
 		if (L.gen == MGEN_12 || L.gen == MGEN_13) {
-			/* Statistics later, all types at once (bulk_stats). */
+			/* Statistics later, all types at once (malloc_pending_stats, in malloc_pcpu.c). */
 			if (malloc_pending_add(kd, list, &L, &pend, mt, p, mtbuf) != 0) {
 				kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx", mt->mt_name,
 				    (unsigned long long)p);

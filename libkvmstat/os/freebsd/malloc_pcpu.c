@@ -227,7 +227,7 @@ rec_sum(struct pitem *it, const uint8_t *const *restrict src, const size_t *rest
 
 /* A run's sums go to their items.  n values each below 2^(64-b), with
  * n <= 2^b, cannot pass 2^64: a type whose values are not that small is
- * summed again with every add checked (pending_recheck). */
+ * summed again with every add checked (pending_one_type). */
 static void
 run_fold(struct pitem *it, const struct racc *a, uint64_t bigbits)
 {
