@@ -42,6 +42,12 @@
  * print callback is process-wide, so a library must leave it alone.
  * type_name strings are interned in the handle and live until
  * kvs_btf_close; each (kind, name) lookup is remembered, found or not.
+ *
+ * Jobs: this file opens the BTF, resolves names and type chains, and
+ * describes a type (kvs_typeinfo, its C spelling), answering kvs_btf_type
+ * and kvs_btf_variable; member paths (kvs_btf_member) and members lists
+ * (kvs_btf_members) are btf_members.c's, built on bt_find_type, bt_peel
+ * and bt_describe.
  */
 #include <bpf/btf.h>
 #include <gelf.h>
@@ -52,34 +58,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hashtab.h"
-#include "kvs_private.h"
+#include "btf_internal.h"
 #include "tname.h"
 
-/* Guards against malformed (cyclic) type chains, as in dwarf.c. */
-#define MAX_TYPE_DEPTH 64
 #define TNAME_MAX 512
-
-/* String -> small record: the records in a dense array, the library's one
- * hash table (base/hashtab.h) holding index + 1; the keys are the handle's
- * own copies. */
-struct sent {
-	char *key;
-	uint32_t id;        /* names: the type id, 0 = not found */
-};
-
-struct smap {
-	struct sent *ent;   /* [n], room for cap */
-	size_t n, cap;
-	struct kvs_htab tab;
-};
-
-struct kvs_btf {
-	struct btf *btf;
-	uint64_t ptr_size;
-	struct smap strs;   /* interned type_name strings */
-	struct smap names;  /* "kind/fwd/name" -> first such type, or 0 */
-};
 
 static int
 nomem(struct kvs_error *e)
@@ -352,20 +334,13 @@ kind_of(const struct btf_type *t)
 	return KVS_KIND_OTHER;
 }
 
-/* A struct, union, or a declaration of one (a FWD left unresolved). */
-static bool
-is_sou(const struct btf_type *t)
-{
-	return t != NULL && (btf_is_composite(t) || btf_is_fwd(t));
-}
-
 /*
  * Peel typedefs and qualifiers starting at id (0 = void), and replace a
  * struct/union declaration by its definition when one exists.  *out = the
  * final id (0 = void), *tp its type (NULL for void).
  */
-static int
-peel(struct kvs_btf *b, uint32_t id, uint32_t *out, const struct btf_type **tp,
+int
+bt_peel(struct kvs_btf *b, uint32_t id, uint32_t *out, const struct btf_type **tp,
     struct kvs_error *e)
 {
 	const struct btf_type *t = NULL;
@@ -501,7 +476,7 @@ type_size(struct kvs_btf *b, uint32_t id, uint64_t *size, kvs_kind_t *kind,
 	struct shape sh;
 	uint32_t p;
 
-	if (peel(b, id, &p, &t, e) != 0 || shape_of(b, t, &sh, depth, e) != 0)
+	if (bt_peel(b, id, &p, &t, e) != 0 || shape_of(b, t, &sh, depth, e) != 0)
 		return -1;
 	*size = sh.size;
 	*kind = sh.kind;
@@ -613,8 +588,8 @@ tname(struct kvs_btf *b, uint32_t id, char *decl, size_t n, int depth,
 }
 
 /* Fill ti (all but offset and bit-field fields) for the type id. */
-static int
-describe(struct kvs_btf *b, uint32_t id, struct kvs_typeinfo *ti,
+int
+bt_describe(struct kvs_btf *b, uint32_t id, struct kvs_typeinfo *ti,
     struct kvs_error *e)
 {
 	char buf[TNAME_MAX] = "";
@@ -622,7 +597,7 @@ describe(struct kvs_btf *b, uint32_t id, struct kvs_typeinfo *ti,
 	struct shape sh;
 	uint32_t p;
 
-	if (peel(b, id, &p, &t, e) != 0 || shape_of(b, t, &sh, 0, e) != 0)
+	if (bt_peel(b, id, &p, &t, e) != 0 || shape_of(b, t, &sh, 0, e) != 0)
 		return -1;
 	ti->size = sh.size;
 	ti->kind = sh.kind;
@@ -699,8 +674,8 @@ lookup_type(struct kvs_btf *b, const char *type, uint32_t *id, bool *decl)
 }
 
 /* The defined type for a type name, or -1 with KVS_E_NOTYPE. */
-static int
-find_type(struct kvs_btf *b, const char *type, uint32_t *id, struct kvs_error *e)
+int
+bt_find_type(struct kvs_btf *b, const char *type, uint32_t *id, struct kvs_error *e)
 {
 	bool decl;
 
@@ -723,162 +698,10 @@ kvs_btf_type(struct kvs_btf *b, const char *type, struct kvs_typeinfo *ti,
 	if (type == NULL)
 		return kerr_set(e, KVS_E_INVAL, "no type name");
 	memset(ti, 0, sizeof(*ti));
-	if (find_type(b, type, &id, e) != 0)
+	if (bt_find_type(b, type, &id, e) != 0)
 		return -1;
-	if (describe(b, id, ti, e) != 0)
+	if (bt_describe(b, id, ti, e) != 0)
 		return kerr_push(e, "type %s", type);
-	return 0;
-}
-
-/* Where a member was found. */
-struct mfound {
-	const struct btf_type *sou;   /* the struct/union that holds it */
-	unsigned idx;                 /* its index there */
-};
-
-/*
- * Find member `name` (len bytes) among the members of the struct/union t,
- * also inside anonymous struct/union members (all direct members first,
- * then the anonymous ones in order, as dwarf.c searches).  On success (1)
- * *f says where, and *base has the byte offsets of the anonymous members
- * crossed added (so *base is the offset of the struct that directly holds
- * it).  0: not found.
- */
-static int
-find_member(struct kvs_btf *b, const struct btf_type *t, const char *name,
-    size_t len, uint64_t *base, struct mfound *f, int depth, struct kvs_error *e)
-{
-	const struct btf_member *m;
-	unsigned i, vlen;
-
-	if (depth > MAX_TYPE_DEPTH)
-		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
-	if (!btf_is_composite(t))
-		return 0; /* a declaration: no members */
-	m = btf_members(t);
-	vlen = btf_vlen(t);
-	for (i = 0; i < vlen; i++) {
-		const char *mn = btf__name_by_offset(b->btf, m[i].name_off);
-		if (mn != NULL && strlen(mn) == len && memcmp(mn, name, len) == 0) {
-			f->sou = t;
-			f->idx = i;
-			return 1;
-		}
-	}
-	for (i = 0; i < vlen; i++) {
-		const char *mn = btf__name_by_offset(b->btf, m[i].name_off);
-		const struct btf_type *at;
-		uint64_t a;
-		uint32_t p;
-		int rc;
-
-		if (mn != NULL && mn[0] != '\0')
-			continue;
-		if (peel(b, m[i].type, &p, &at, e) != 0)
-			return -1;
-		if (at == NULL || !btf_is_composite(at))
-			continue;
-		a = *base + btf_member_bit_offset(t, i) / 8;
-		rc = find_member(b, at, name, len, &a, f, depth + 1, e);
-		if (rc != 0) {
-			if (rc == 1)
-				*base = a;
-			return rc;
-		}
-	}
-	return 0;
-}
-
-/*
- * Bit-field position of member idx of t: *bitpos its first bit from the
- * start of t, *bits its width (0: not a bit-field).  With kflag set the
- * member carries its width; without it (older encoders) a bit-field's type
- * is an INT whose encoding gives the width and a bit offset.
- */
-static int
-bitfield(struct kvs_btf *b, const struct btf_type *t, unsigned idx,
-    uint64_t *bitpos, unsigned *bits, struct kvs_error *e)
-{
-	const struct btf_type *it;
-	uint32_t p;
-
-	*bitpos = btf_member_bit_offset(t, idx);
-	*bits = btf_member_bitfield_size(t, idx);
-	if (btf_kflag(t))
-		return 0;
-	if (peel(b, btf_members(t)[idx].type, &p, &it, e) != 0)
-		return -1;
-	if (it != NULL && btf_is_int(it) && (btf_int_offset(it) != 0 ||
-	    (uint64_t)btf_int_bits(it) != (uint64_t)it->size * 8)) {
-		*bitpos += btf_int_offset(it);
-		*bits = btf_int_bits(it);
-	}
-	return 0;
-}
-
-int
-kvs_btf_member(struct kvs_btf *b, const char *type, const char *path,
-    struct kvs_typeinfo *ti, struct kvs_error *e)
-{
-	const struct btf_type *cur;
-	struct mfound f = { NULL, 0 };
-	uint64_t acc = 0, base = 0, bitpos;
-	const char *p = path, *dot;
-	uint32_t id, mtype = 0;
-	unsigned bits;
-	int rc;
-
-	if (type == NULL || path == NULL)
-		return kerr_set(e, KVS_E_INVAL, "no type or member name");
-	memset(ti, 0, sizeof(*ti));
-	if (find_type(b, type, &id, e) != 0)
-		return -1;
-	if (peel(b, id, &id, &cur, e) != 0)
-		return kerr_push(e, "type %s", type);
-	for (;;) {
-		size_t len;
-
-		dot = strchr(p, '.');
-		len = dot != NULL ? (size_t)(dot - p) : strlen(p);
-		if (len == 0)
-			return kerr_set(e, KVS_E_INVAL, "bad member path \"%s\" for %s",
-			    path, type);
-		if (!is_sou(cur))
-			return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%s\": "
-			    "%.*s is not a struct or union", type, path,
-			    (int)(p - path - 1), path);
-		base = acc;
-		rc = find_member(b, cur, p, len, &base, &f, 0, e);
-		if (rc < 0)
-			return kerr_push(e, "%s.%s", type, path);
-		if (rc == 0) {
-			if (p == path)
-				return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%.*s\"",
-				    type, (int)len, p);
-			return kerr_set(e, KVS_E_NOTYPE, "%s has no member \"%s\": "
-			    "no \"%.*s\" in %.*s", type, path, (int)len, p,
-			    (int)(p - path - 1), path);
-		}
-		acc = base + btf_member_bit_offset(f.sou, f.idx) / 8;
-		mtype = btf_members(f.sou)[f.idx].type;
-		if (dot == NULL)
-			break;
-		if (peel(b, mtype, &id, &cur, e) != 0)
-			return kerr_push(e, "%s.%s", type, path);
-		p = dot + 1;
-	}
-	if (describe(b, mtype, ti, e) != 0 ||
-	    bitfield(b, f.sou, f.idx, &bitpos, &bits, e) != 0)
-		return kerr_push(e, "%s.%s", type, path);
-	ti->offset = acc;
-	if (bits != 0) {
-		/* offset: the byte holding the field's lowest bit. */
-		ti->offset = base + bitpos / 8;
-		ti->bit_offset = (unsigned)(bitpos % 8);
-		ti->bit_size = bits;
-		/* size: bytes to read (little-endian) to cover the field. */
-		ti->size = (ti->bit_offset + bits + 7) / 8;
-	}
 	return 0;
 }
 
@@ -900,77 +723,7 @@ kvs_btf_variable(struct kvs_btf *b, const char *var, struct kvs_typeinfo *ti,
 	if ((id = find_named(b, var, BTF_KIND_VAR, 0)) == 0)
 		return kerr_set(e, KVS_E_NOTYPE, "variable %s not found in BTF "
 		    "(BTF describes per-CPU variables only)", var);
-	if ((t = type_at(b, id, e)) == NULL || describe(b, t->type, ti, e) != 0)
+	if ((t = type_at(b, id, e)) == NULL || bt_describe(b, t->type, ti, e) != 0)
 		return kerr_push(e, "variable %s", var);
 	return 0;
-}
-
-/*
- * kvs_btf_members: the members of the struct/union t, which starts `base`
- * bits from the start of the named type; an anonymous struct/union member
- * is reported, then walked one level deeper.  As dwarf.c's walk.
- */
-static int
-walk_members(struct kvs_btf *b, const struct btf_type *t, uint64_t base,
-    unsigned depth, kvs_member_cb cb, void *arg, struct kvs_error *e)
-{
-	const struct btf_member *m = btf_members(t);
-	unsigned i, vlen = btf_vlen(t);
-
-	if (depth > MAX_TYPE_DEPTH)
-		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
-	for (i = 0; i < vlen; i++) {
-		const char *mn = btf__name_by_offset(b->btf, m[i].name_off);
-		struct kvs_member_info mi;
-		struct kvs_typeinfo ti;
-		const struct btf_type *at;
-		uint64_t bitpos;
-		unsigned bits;
-		uint32_t p;
-		int rc;
-
-		memset(&mi, 0, sizeof(mi));
-		memset(&ti, 0, sizeof(ti));
-		if (describe(b, m[i].type, &ti, e) != 0 ||
-		    bitfield(b, t, i, &bitpos, &bits, e) != 0 ||
-		    peel(b, m[i].type, &p, &at, e) != 0)
-			return -1;
-		mi.name = mn != NULL && mn[0] != '\0' ? mn : NULL;
-		mi.bit_offset = base + bitpos;
-		mi.offset = mi.bit_offset / 8;
-		mi.bit_size = bits;
-		mi.size = ti.size;
-		mi.type_name = ti.type_name;
-		mi.kind = ti.kind;
-		mi.depth = depth;
-		if ((rc = cb(arg, &mi)) != 0)
-			return rc;
-		if (mi.name == NULL && at != NULL && btf_is_composite(at) &&
-		    (rc = walk_members(b, at, mi.bit_offset, depth + 1, cb, arg, e)) != 0)
-			return rc;
-	}
-	return 0;
-}
-
-int
-kvs_btf_members(struct kvs_btf *b, const char *type, kvs_member_cb cb,
-    void *arg, struct kvs_error *e)
-{
-	const struct btf_type *t;
-	uint32_t id;
-	int rc;
-
-	if (type == NULL || cb == NULL)
-		return kerr_set(e, KVS_E_INVAL, "no type name or callback");
-	if (find_type(b, type, &id, e) != 0)
-		return -1;
-	if (peel(b, id, &id, &t, e) != 0)
-		return kerr_push(e, "type %s", type);
-	if (t == NULL || !btf_is_composite(t))
-		return kerr_set(e, KVS_E_INVAL, "type %s is not a struct or union",
-		    type);
-	rc = walk_members(b, t, 0, 0, cb, arg, e);
-	if (rc == -1 && e->status != KVS_OK)
-		return kerr_push(e, "members of %s", type);
-	return rc;
 }

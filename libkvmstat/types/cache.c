@@ -36,15 +36,10 @@
  * and two writers lose nothing.  A directory that cannot be written costs
  * one warning; the answers are still right, just not kept.
  *
- * Format (little-endian): header "KVSLC001", u32 header size (32), u32
- * identity length, u32 record count, u32 reserved, u64 checksum; the
- * identity bytes; then records: u8 question ('T' type, 'M' member, 'V'
- * variable, 'L' members list), u8 status (0 found, 1 not found), u16 0,
- * u32 record length; string a, string b (u16 length + bytes; 0xffff =
- * none); found T/M/V: typeinfo (offset, size, count, elem_size: u64;
- * kind, elem_kind, bit_size, bit_offset: u32; type_name string); found L:
- * u32 count, then per member: name string, offset, bit_offset, size: u64;
- * bit_size, kind, depth: u32; type_name string; not found: the message.
+ * Jobs: this file keeps the answers (the store: keys, entries, the hash
+ * table; the get/put API), the identity, the directory, the locked and
+ * atomic save, and `kvmstat cache`'s listing and clearing; the bytes of
+ * the file (format, checksum, parser, writer) are cache_file.c's.
  */
 #include <gelf.h>
 #include <libelf.h>
@@ -61,49 +56,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hashtab.h"
-#include "kvs_private.h"
-
-#define LC_MAGIC "KVSLC001"
-#define LC_HDR 32u
-#define LC_NONE 0xffffu
-#define LC_MAXSTR 4096u
-
-struct lc_ent {
-	char *key;                    /* question letter, a, '\x1f', b */
-	uint8_t q, status;
-	struct kvs_typeinfo ti;       /* type_name owned */
-	char *msg;                    /* not found: the message */
-	struct kvs_member_info *mem;  /* L: names and type_names owned */
-	size_t nmem;
-	bool fresh;                   /* not yet on disk */
-};
-
-struct kvs_lcache {
-	char *dir, *path, *ident;
-	struct lc_ent *ent;
-	size_t n, cap;
-	struct kvs_htab tab;
-	size_t nfresh;
-	bool warned;
-	const struct kvs_notify *note;   /* the handle's */
-};
+#include "cache_internal.h"
 
 /* ------------------------------------------------------------- the store */
 
-static uint64_t
-fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n-- > 0)
-		h = (h ^ *b++) * 0x100000001b3ULL;
-	return h;
-}
-#define FNV0 0xcbf29ce484222325ULL
-
-static void
-ent_free(struct lc_ent *e)
+void
+lc_ent_free(struct lc_ent *e)
 {
 	size_t i;
 
@@ -117,13 +75,13 @@ ent_free(struct lc_ent *e)
 	free(e->mem);
 }
 
-static void
-store_clear(struct kvs_lcache *c)
+void
+lc_store_clear(struct kvs_lcache *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		ent_free(&c->ent[i]);
+		lc_ent_free(&c->ent[i]);
 	free(c->ent);
 	c->ent = NULL;
 	c->n = c->cap = c->nfresh = 0;
@@ -157,8 +115,8 @@ make_key_in(char *buf, size_t cap, char q, const char *a, const char *b)
 }
 
 /* The key, malloc'ed (an entry keeps it). */
-static char *
-make_key(char q, const char *a, const char *b)
+char *
+lc_make_key(char q, const char *a, const char *b)
 {
 	return make_key_in(NULL, 0, q, a, b);
 }
@@ -174,427 +132,30 @@ store_find(const struct kvs_lcache *c, const char *key)
 
 /* Take e (its allocations) into the store; a key already there keeps its
  * entry and e is freed.  false: ENOMEM (e freed). */
-static bool
-store_add(struct kvs_lcache *c, struct lc_ent *e)
+bool
+lc_store_add(struct kvs_lcache *c, struct lc_ent *e)
 {
 	if (store_find(c, e->key) != NULL) {
-		ent_free(e);
+		lc_ent_free(e);
 		return true;
 	}
 	if (c->n == c->cap) {
 		size_t nc = c->cap ? c->cap * 2 : 32;
 		struct lc_ent *n = realloc(c->ent, nc * sizeof(*n));
 		if (n == NULL) {
-			ent_free(e);
+			lc_ent_free(e);
 			return false;
 		}
 		c->ent = n;
 		c->cap = nc;
 	}
 	if (kvs_htab_add(&c->tab, kvs_fnv1a(e->key), (uint32_t)(c->n + 1)) != 0) {
-		ent_free(e);
+		lc_ent_free(e);
 		return false;
 	}
 	c->ent[c->n++] = *e;
 	if (e->fresh)
 		c->nfresh++;
-	return true;
-}
-
-/* ------------------------------------------------------------- decoding */
-
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t
-rd_u(struct rd *r, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* A string (malloc'ed, NUL-terminated); *none for the 0xffff marker. */
-static char *
-rd_str(struct rd *r, bool *none)
-{
-	uint64_t n = rd_u(r, 2);
-	char *s;
-
-	*none = false;
-	if (r->bad)
-		return NULL;
-	if (n == LC_NONE) {
-		*none = true;
-		return NULL;
-	}
-	if (n > LC_MAXSTR || (uint64_t)(r->end - r->p) < n ||
-	    memchr(r->p, 0, n) != NULL) {
-		r->bad = true;
-		return NULL;
-	}
-	if ((s = malloc(n + 1)) == NULL) {
-		r->bad = true;
-		return NULL;
-	}
-	memcpy(s, r->p, n);
-	s[n] = '\0';
-	r->p += n;
-	return s;
-}
-
-static bool
-kind_ok(uint64_t k)
-{
-	return k <= KVS_KIND_VOID;
-}
-
-/* One record at r into e; false: malformed. */
-static bool
-rd_record(struct rd *rec, struct lc_ent *e)
-{
-	char *a, *b;
-	bool none;
-	uint64_t q = rd_u(rec, 1), st = rd_u(rec, 1), z = rd_u(rec, 2);
-
-	memset(e, 0, sizeof(*e));
-	(void)rd_u(rec, 4); /* the record length, checked by the caller */
-	if (rec->bad || z != 0 || (q != 'T' && q != 'M' && q != 'V' &&
-	    q != 'L') || st > 1)
-		return false;
-	e->q = (uint8_t)q;
-	e->status = (uint8_t)st;
-	a = rd_str(rec, &none);
-	if (a == NULL)
-		return false;
-	b = rd_str(rec, &none);
-	if (rec->bad || (b == NULL) != (q != 'M')) {
-		free(a);
-		free(b);
-		return false;
-	}
-	e->key = make_key((char)q, a, b);
-	free(a);
-	free(b);
-	if (e->key == NULL)
-		return false;
-	if (st == 1) {
-		if ((e->msg = rd_str(rec, &none)) == NULL)
-			return false;
-	} else if (q != 'L') {
-		struct kvs_typeinfo *ti = &e->ti;
-		uint64_t k, ek;
-		ti->offset = rd_u(rec, 8);
-		ti->size = rd_u(rec, 8);
-		ti->count = rd_u(rec, 8);
-		ti->elem_size = rd_u(rec, 8);
-		k = rd_u(rec, 4);
-		ek = rd_u(rec, 4);
-		ti->bit_size = (unsigned)rd_u(rec, 4);
-		ti->bit_offset = (unsigned)rd_u(rec, 4);
-		if (rec->bad || !kind_ok(k) || !kind_ok(ek) || ti->bit_size > 64 ||
-		    ti->bit_offset > 7)
-			return false;
-		ti->kind = (kvs_kind_t)k;
-		ti->elem_kind = (kvs_kind_t)ek;
-		if ((ti->type_name = rd_str(rec, &none)) == NULL)
-			return false;
-	} else {
-		uint64_t n = rd_u(rec, 4), i;
-		/* each member takes at least 40 bytes: bounds the allocation */
-		if (rec->bad || n > (uint64_t)(rec->end - rec->p) / 40 + 1)
-			return false;
-		if (n > 0 && (e->mem = calloc(n, sizeof(*e->mem))) == NULL)
-			return false;
-		for (i = 0; i < n; i++) {
-			struct kvs_member_info *m = &e->mem[i];
-			uint64_t k;
-			e->nmem = i + 1;
-			m->name = rd_str(rec, &none);
-			if (m->name == NULL && !none)
-				return false;
-			m->offset = rd_u(rec, 8);
-			m->bit_offset = rd_u(rec, 8);
-			m->size = rd_u(rec, 8);
-			m->bit_size = (unsigned)rd_u(rec, 4);
-			k = rd_u(rec, 4);
-			m->depth = (unsigned)rd_u(rec, 4);
-			if (rec->bad || !kind_ok(k) || m->bit_size > 64 ||
-			    m->depth > 64 || m->offset != m->bit_offset / 8)
-				return false;
-			m->kind = (kvs_kind_t)k;
-			if ((m->type_name = rd_str(rec, &none)) == NULL)
-				return false;
-		}
-	}
-	return !rec->bad && rec->p == rec->end;
-}
-
-/*
- * Parse a cache file's bytes into c (which may hold entries: those of the
- * file are added where c has none).  want: the identity the file must
- * have, or NULL for any.  0, or -1 with why set (the store is left as it
- * was before the call when the file is bad: records are added only once all
- * have decoded).  The one place that reads cache bytes.
- */
-static int
-lc_parse(struct kvs_lcache *c, const uint8_t *buf, size_t len,
-    const char *want, char **ident_out, unsigned *nrec_out, const char **why)
-{
-	struct rd r = { buf, buf + len, false };
-	uint64_t hlen, ilen, nrec, sum, i;
-	struct lc_ent *tmp = NULL;
-	size_t ntmp = 0;
-	int rc = -1;
-
-	if (ident_out != NULL)
-		*ident_out = NULL;
-	if (len < LC_HDR || memcmp(buf, LC_MAGIC, 8) != 0) {
-		*why = "not a kvmstat layout cache (bad magic)";
-		return -1;
-	}
-	r.p += 8;
-	hlen = rd_u(&r, 4);
-	ilen = rd_u(&r, 4);
-	nrec = rd_u(&r, 4);
-	(void)rd_u(&r, 4);
-	sum = rd_u(&r, 8);
-	if (hlen != LC_HDR || ilen == 0 || ilen > LC_MAXSTR || ilen > len - LC_HDR) {
-		*why = "bad header";
-		return -1;
-	}
-	if (fnv_bytes(FNV0, buf + LC_HDR, len - LC_HDR) != sum) {
-		*why = "checksum mismatch";
-		return -1;
-	}
-	if (memchr(buf + LC_HDR, 0, ilen) != NULL) {
-		*why = "bad identity";
-		return -1;
-	}
-	if (want != NULL && (strlen(want) != ilen ||
-	    memcmp(want, buf + LC_HDR, ilen) != 0)) {
-		*why = "made for another kernel file";
-		return -1;
-	}
-	r.p = buf + LC_HDR + ilen;
-	/* a record takes at least 12 bytes */
-	if (nrec > (len - LC_HDR - ilen) / 12) {
-		*why = "bad record count";
-		return -1;
-	}
-	if (nrec > 0 && (tmp = calloc(nrec, sizeof(*tmp))) == NULL) {
-		*why = "out of memory";
-		return -1;
-	}
-	for (i = 0; i < nrec; i++) {
-		struct rd rec;
-		uint64_t rl;
-		const uint8_t *start = r.p;
-
-		if ((size_t)(r.end - r.p) < 8) {
-			*why = "truncated record";
-			goto out;
-		}
-		rl = (uint64_t)start[4] | (uint64_t)start[5] << 8 |
-		    (uint64_t)start[6] << 16 | (uint64_t)start[7] << 24;
-		if (rl < 12 || rl > (uint64_t)(r.end - r.p)) {
-			*why = "bad record length";
-			goto out;
-		}
-		rec.p = start;
-		rec.end = start + rl;
-		rec.bad = false;
-		if (!rd_record(&rec, &tmp[ntmp])) {
-			ent_free(&tmp[ntmp]);
-			*why = "bad record";
-			goto out;
-		}
-		ntmp++;
-		r.p = start + rl;
-	}
-	if (r.p != r.end) {
-		*why = "trailing bytes";
-		goto out;
-	}
-	for (i = 0; i < ntmp; i++) {
-		if (c == NULL)
-			ent_free(&tmp[i]);
-		else if (!store_add(c, &tmp[i])) {
-			uint64_t j;
-			for (j = i + 1; j < ntmp; j++)
-				ent_free(&tmp[j]);
-			free(tmp);
-			*why = "out of memory";
-			return -1;
-		}
-	}
-	ntmp = 0;
-	if (nrec_out != NULL)
-		*nrec_out = (unsigned)nrec;
-	if (ident_out != NULL)
-		*ident_out = strndup((const char *)buf + LC_HDR, ilen);
-	rc = 0;
-out:
-	for (i = 0; i < ntmp; i++)
-		ent_free(&tmp[i]);
-	free(tmp);
-	return rc;
-}
-
-/* For the fuzz helper and tests: 0 if buf is a cache file this library
- * would use (every record decoded), -1 otherwise. */
-int
-kvs_lcache_parse(const void *buf, size_t len)
-{
-	struct kvs_lcache c;
-	const char *why = NULL;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = lc_parse(&c, buf, len, NULL, NULL, NULL, &why);
-	store_clear(&c);
-	return rc;
-}
-
-/* ------------------------------------------------------------- encoding */
-
-struct wr {
-	uint8_t *p;
-	size_t n, cap;
-	bool nomem;
-};
-
-static void
-wr_bytes(struct wr *w, const void *p, size_t n)
-{
-	if (w->nomem)
-		return;
-	if (w->n + n > w->cap) {
-		size_t nc = w->cap ? w->cap : 4096;
-		uint8_t *b;
-		while (nc < w->n + n)
-			nc *= 2;
-		if ((b = realloc(w->p, nc)) == NULL) {
-			w->nomem = true;
-			return;
-		}
-		w->p = b;
-		w->cap = nc;
-	}
-	memcpy(w->p + w->n, p, n);
-	w->n += n;
-}
-
-static void
-wr_u(struct wr *w, uint64_t v, unsigned n)
-{
-	uint8_t b[8];
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	wr_bytes(w, b, n);
-}
-
-static void
-wr_str(struct wr *w, const char *s)
-{
-	size_t n;
-
-	if (s == NULL) {
-		wr_u(w, LC_NONE, 2);
-		return;
-	}
-	n = strlen(s);
-	if (n > LC_MAXSTR)
-		n = LC_MAXSTR; /* never: keys and names longer are not cached */
-	wr_u(w, n, 2);
-	wr_bytes(w, s, n);
-}
-
-static void
-wr_record(struct wr *w, const struct lc_ent *e)
-{
-	size_t start = w->n, i;
-	const char *sep = strchr(e->key + 1, 0x1f);
-	char *a = strndup(e->key + 1, (size_t)(sep - e->key - 1));
-
-	if (a == NULL) {
-		w->nomem = true;
-		return;
-	}
-	wr_u(w, e->q, 1);
-	wr_u(w, e->status, 1);
-	wr_u(w, 0, 2);
-	wr_u(w, 0, 4); /* length, patched below */
-	wr_str(w, a);
-	wr_str(w, e->q == 'M' ? sep + 1 : NULL);
-	free(a);
-	if (e->status != 0)
-		wr_str(w, e->msg);
-	else if (e->q != 'L') {
-		wr_u(w, e->ti.offset, 8);
-		wr_u(w, e->ti.size, 8);
-		wr_u(w, e->ti.count, 8);
-		wr_u(w, e->ti.elem_size, 8);
-		wr_u(w, (uint64_t)e->ti.kind, 4);
-		wr_u(w, (uint64_t)e->ti.elem_kind, 4);
-		wr_u(w, e->ti.bit_size, 4);
-		wr_u(w, e->ti.bit_offset, 4);
-		wr_str(w, e->ti.type_name);
-	} else {
-		wr_u(w, e->nmem, 4);
-		for (i = 0; i < e->nmem; i++) {
-			const struct kvs_member_info *m = &e->mem[i];
-			wr_str(w, m->name);
-			wr_u(w, m->offset, 8);
-			wr_u(w, m->bit_offset, 8);
-			wr_u(w, m->size, 8);
-			wr_u(w, m->bit_size, 4);
-			wr_u(w, (uint64_t)m->kind, 4);
-			wr_u(w, m->depth, 4);
-			wr_str(w, m->type_name);
-		}
-	}
-	if (!w->nomem) {
-		uint64_t len = w->n - start;
-		for (i = 0; i < 4; i++)
-			w->p[start + 4 + i] = (uint8_t)(len >> (8 * i));
-	}
-}
-
-/* The whole file for c's entries. */
-static bool
-encode(const struct kvs_lcache *c, struct wr *w)
-{
-	size_t i, il = strlen(c->ident);
-
-	wr_bytes(w, LC_MAGIC, 8);
-	wr_u(w, LC_HDR, 4);
-	wr_u(w, il, 4);
-	wr_u(w, c->n, 4);
-	wr_u(w, 0, 4);
-	wr_u(w, 0, 8); /* checksum, patched below */
-	wr_bytes(w, c->ident, il);
-	for (i = 0; i < c->n; i++)
-		wr_record(w, &c->ent[i]);
-	if (w->nomem)
-		return false;
-	{
-		uint64_t sum = fnv_bytes(FNV0, w->p + LC_HDR, w->n - LC_HDR);
-		for (i = 0; i < 8; i++)
-			w->p[24 + i] = (uint8_t)(sum >> (8 * i));
-	}
 	return true;
 }
 
@@ -820,7 +381,7 @@ kvs_lcache_open(Elf *kelf, int kfd, Elf *delf, int dfd, const char *mode,
 		    read(fd, buf, (size_t)st.st_size) == st.st_size) {
 			if (lc_parse(c, buf, (size_t)st.st_size, c->ident, NULL, NULL,
 			    &why) != 0) {
-				store_clear(c);
+				lc_store_clear(c);
 				if (strcmp(why, "made for another kernel file") != 0)
 					warn_once(c, c->path, why);
 			}
@@ -864,12 +425,12 @@ kvs_lcache_put(struct kvs_lcache *c, char q, const char *a, const char *b,
 	memset(&e, 0, sizeof(e));
 	e.q = (uint8_t)q;
 	e.fresh = true;
-	if ((e.key = make_key(q, a, b)) == NULL)
+	if ((e.key = lc_make_key(q, a, b)) == NULL)
 		return;
 	if (ti == NULL) {
 		e.status = 1;
 		if ((e.msg = strndup(notfound, LC_MAXSTR)) == NULL) {
-			ent_free(&e);
+			lc_ent_free(&e);
 			return;
 		}
 	} else {
@@ -877,11 +438,11 @@ kvs_lcache_put(struct kvs_lcache *c, char q, const char *a, const char *b,
 		if (ti->type_name == NULL || strlen(ti->type_name) > LC_MAXSTR ||
 		    (e.ti.type_name = strdup(ti->type_name)) == NULL) {
 			e.ti.type_name = NULL;
-			ent_free(&e);
+			lc_ent_free(&e);
 			return;
 		}
 	}
-	(void)store_add(c, &e);
+	(void)lc_store_add(c, &e);
 }
 
 /* 1 and the list (borrowed until kvs_lcache_close) or the not-found
@@ -916,7 +477,7 @@ kvs_lcache_members_put(struct kvs_lcache *c, const char *type,
 	memset(&e, 0, sizeof(e));
 	e.q = 'L';
 	e.fresh = true;
-	if ((e.key = make_key('L', type, NULL)) == NULL)
+	if ((e.key = lc_make_key('L', type, NULL)) == NULL)
 		return;
 	if (notfound != NULL) {
 		e.status = 1;
@@ -939,10 +500,10 @@ kvs_lcache_members_put(struct kvs_lcache *c, const char *type,
 				goto fail;
 		}
 	}
-	(void)store_add(c, &e);
+	(void)lc_store_add(c, &e);
 	return;
 fail:
-	ent_free(&e);
+	lc_ent_free(&e);
 }
 
 /* mkdir -p for the cache directory (0700: layouts say what the user runs). */
@@ -1002,7 +563,7 @@ save(struct kvs_lcache *c)
 		free(buf);
 		close(fd);
 	}
-	if (!encode(c, &w))
+	if (!lc_encode(c, &w))
 		goto out;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
 		warn_once(c, tmp, strerror(errno));
@@ -1032,7 +593,7 @@ kvs_lcache_close(struct kvs_lcache *c, bool write)
 		return;
 	if (write && c->nfresh > 0 && c->path != NULL)
 		save(c);
-	store_clear(c);
+	lc_store_clear(c);
 	free(c->dir);
 	free(c->path);
 	free(c->ident);
