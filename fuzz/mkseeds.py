@@ -373,7 +373,7 @@ def main():
                 "../btf-test/t.pahole"]:
         put("fuzz_btf", os.path.basename(rel), read(rel))
         put("fuzz_btf", os.path.basename(rel) + ".BTF", section(read(rel), b".BTF"))
-    # layout cache: files made here from the format (types/cache.c's
+    # layout cache: files made here from the format (types/cache_file.c's
     # header comment), not by the library: one of every record kind.
     for name, recs in lcache_seeds():
         put("fuzz_lcache", name, lcache_file("kvmstat-layouts/1 lib:seed types:btf kernel:x",
