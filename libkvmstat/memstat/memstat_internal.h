@@ -338,4 +338,10 @@ KVS_HIDDEN void *mtl_scratch(struct memory_type_list *l, int which, size_t bytes
 KVS_HIDDEN void mtl_sort_recs(struct memory_type_list *l, int memo, struct krec *r, size_t n,
     struct krec *tmp);
 
+/* memstat.c: CPU cpu's caller slots of an entry, allocated at the first
+ * set (NULL: out of memory). */
+KVS_HIDDEN struct mt_percpu_caller_s *mtl_caller_slots(struct memory_type *mt, int cpu);
+/* memstat_access.c: make z the process-wide zone table, under its lock. */
+KVS_HIDDEN void mtl_publish_zones(const struct mtl_zones *z);
+
 #endif

@@ -27,6 +27,11 @@
  * A truncated file is usable up to where its data stops (the format then
  * says what is missing, as for a truncated plain dump; a read past it names
  * the offset); corrupt data is an error naming the compressed offset.
+ *
+ * This file owns the layer: the cache of decompressed blocks, the zstd
+ * frame index and its spill file, the view the formats read, opening and
+ * the ops table.  The gzip index and inflate restarts are
+ * compressed_gzip.c's; compressed_internal.h holds the handle they share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,86 +40,20 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
-#include "kvs_private.h"
+#include "compressed_internal.h"
 
-#define SPAN (1ULL << 20)              /* output between gzip restart points */
-#define MAXPOINTS 2048
-#define WIN 32768                      /* deflate's window */
-#define BLK (256u << 10)               /* gzip cache block */
-#define NCACHE 32
 #define CACHE_BYTES (32ULL << 20)      /* decompressed bytes kept */
 #define ZFRAME_MAX (8ULL << 20)        /* zstd frames indexed one by one */
 #define ZFRAMES_MAX 65536              /* more (tiny) frames: decompressed once */
 
-enum kind { CZ_GZIP, CZ_ZSTD };
-
-struct point {
-	uint64_t out, in;     /* decompressed and compressed offsets */
-	int bits;             /* bits of the byte before `in` still to read */
-	uint8_t *win;         /* the WIN bytes of output before `out`, deflated */
-	uLong winz, winlen;
-};
-
-struct zframe {
-	uint64_t out, in, csize, dsize;
-};
-
-struct block {
-	uint64_t start;
-	uint8_t *data;
-	size_t len;
-	uint64_t stamp;
-};
-
-struct cz {
-	enum kind kind;
-	const char *name;
-	const uint8_t *map;
-	uint64_t map_len;
-	uint64_t size;              /* decompressed bytes available */
-	bool truncated;             /* the compressed data stops early */
-	char why[160];              /* ... how, for read errors past the end */
-	/* gzip */
-	struct point *pts;
-	size_t npts;
-	uint64_t span;
-	z_stream zs;                /* the live stream, positioned at zs_out */
-	bool zs_live, zs_raw;
-	uint64_t zs_out, zs_in_end;
-	/* zstd */
-	struct zframe *frames;
-	size_t nframes;
-	int spill_fd;               /* -1, or the decompressed copy */
-	/* cache */
-	struct block cache[NCACHE];
-	uint64_t cached, tick, hits, misses;
-	struct kvs_view view;
-	const struct kvs_source_ops *inner;
-	void *inner_priv;
-};
-
 /* ---------------------------------------------------------------- cache */
-
-static const struct block *
-cache_find(struct cz *c, uint64_t start)
-{
-	size_t i;
-
-	for (i = 0; i < NCACHE; i++)
-		if (c->cache[i].data != NULL && c->cache[i].start == start) {
-			c->cache[i].stamp = ++c->tick;
-			return &c->cache[i];
-		}
-	return NULL;
-}
 
 /* Take ownership of data as the block at start, evicting the least recently
  * used blocks to stay within NCACHE blocks and CACHE_BYTES. */
-static const struct block *
-cache_put(struct cz *c, uint64_t start, uint8_t *data, size_t len)
+const struct block *
+cz_cache_put(struct cz *c, uint64_t start, uint8_t *data, size_t len)
 {
 	size_t i, victim;
 
@@ -159,284 +98,6 @@ cache_clear(struct cz *c)
 		free(c->cache[i].data);
 	memset(c->cache, 0, sizeof(c->cache));
 	c->cached = 0;
-}
-
-/* ---------------------------------------------------------------- gzip */
-
-static bool
-gz_magic(const uint8_t *p, uint64_t n)
-{
-	return n >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
-}
-
-/* Feed the stream from the mapping: avail_in is 32 bits wide. */
-static void
-gz_feed(struct cz *c, z_stream *s, uint64_t *in)
-{
-	if (s->avail_in == 0 && *in < c->map_len) {
-		uint64_t n = c->map_len - *in;
-		s->next_in = (Bytef *)(uintptr_t)(c->map + *in);
-		s->avail_in = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		*in += s->avail_in;
-	}
-}
-
-static int
-gz_add_point(struct cz *c, uint64_t in, uint64_t out, int bits, const uint8_t *ring, size_t pos,
-    struct kvs_error *e)
-{
-	uint8_t lin[WIN];
-	struct point *p;
-	uLong n = out < WIN ? (uLong)out : WIN, bound;
-
-	if (c->npts == MAXPOINTS) {
-		/* Thin: keep every other point, double the span. */
-		size_t i, k = 0;
-		for (i = 0; i < c->npts; i++) {
-			if (i % 2 == 0)
-				c->pts[k++] = c->pts[i];
-			else
-				free(c->pts[i].win);
-		}
-		c->npts = k;
-		c->span *= 2;
-		if (out - c->pts[c->npts - 1].out < c->span)
-			return 0;
-	}
-	/* The ring holds the last WIN bytes with the oldest at pos. */
-	if (out >= WIN) {
-		memcpy(lin, ring + pos, WIN - pos);
-		memcpy(lin + (WIN - pos), ring, pos);
-	} else
-		memcpy(lin, ring, (size_t)n);
-	p = &c->pts[c->npts];
-	bound = compressBound(n);
-	p->win = malloc(bound ? bound : 1);
-	if (p->win == NULL)
-		return kerr_set(e, KVS_E_NOMEM, "out of memory for the gzip index");
-	p->winz = bound;
-	if (n > 0 && compress2(p->win, &p->winz, lin, n, 1) != Z_OK) {
-		free(p->win);
-		return kerr_set(e, KVS_E_NOMEM, "gzip index: cannot store a window");
-	}
-	p->winlen = n;
-	p->out = out;
-	p->in = in;
-	p->bits = bits;
-	c->npts++;
-	return 0;
-}
-
-/* The one pass at open: size, integrity (zlib checks each member's CRC and
- * length) and the restart points. */
-static int
-gz_build(struct cz *c, struct kvs_error *e)
-{
-	z_stream s;
-	uint8_t *ring = malloc(WIN);
-	uint64_t fed = 0, out = 0, last = 0;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	c->span = SPAN;
-	c->pts = calloc(MAXPOINTS, sizeof(*c->pts));
-	if (ring == NULL || c->pts == NULL || inflateInit2(&s, 15 + 16) != Z_OK) {
-		free(ring);
-		return kerr_set(e, KVS_E_NOMEM, "out of memory for the gzip index");
-	}
-	s.next_out = ring;
-	s.avail_out = WIN;
-	for (;;) {
-		uInt ain, aout;
-		if (s.avail_out == 0) {
-			s.next_out = ring;
-			s.avail_out = WIN;
-		}
-		gz_feed(c, &s, &fed);
-		ain = s.avail_in;
-		aout = s.avail_out;
-		ret = inflate(&s, Z_BLOCK);
-		out += aout - s.avail_out;
-		if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_MEM_ERROR ||
-		    ret == Z_STREAM_ERROR) {
-			uint64_t at = fed - s.avail_in;
-			kerr_set(e, ret == Z_MEM_ERROR ? KVS_E_NOMEM : KVS_E_FORMAT,
-			    "gzip data corrupt at compressed byte %llu (decompressed offset 0x%llx): %s",
-			    (unsigned long long)at, (unsigned long long)out,
-			    s.msg ? s.msg : "bad data");
-			goto fail;
-		}
-		if (ret == Z_STREAM_END) {
-			uint64_t at = fed - s.avail_in;
-			/* Another member follows, or the file ends (NUL padding
-			 * after the last member is allowed, as gzip does). */
-			if (gz_magic(c->map + at, c->map_len - at)) {
-				inflateReset(&s);
-				continue;
-			}
-			break;
-		}
-		if (ain == s.avail_in && aout == s.avail_out && s.avail_in == 0 && fed == c->map_len) {
-			c->truncated = true;
-			snprintf(c->why, sizeof(c->why), "the gzip file is truncated: its data "
-			    "stops after compressed byte %llu, decompressed offset 0x%llx",
-			    (unsigned long long)c->map_len, (unsigned long long)out);
-			break;
-		}
-		/* At the end of a deflate block that is not the last one. */
-		if ((s.data_type & 128) && !(s.data_type & 64) &&
-		    (c->npts == 0 || out - last >= c->span)) {
-			if (gz_add_point(c, fed - s.avail_in, out, s.data_type & 7, ring,
-			    WIN - s.avail_out, e) != 0)
-				goto fail;
-			last = c->pts[c->npts - 1].out;
-		}
-	}
-	c->size = out;
-	inflateEnd(&s);
-	free(ring);
-	return 0;
-fail:
-	inflateEnd(&s);
-	free(ring);
-	return -1;
-}
-
-/* Position the live stream at restart point p. */
-static int
-gz_restart(struct cz *c, const struct point *p, struct kvs_error *e)
-{
-	uint8_t win[WIN];
-	uLong wl = p->winlen;
-
-	if (c->zs_live)
-		inflateEnd(&c->zs);
-	c->zs_live = false;
-	memset(&c->zs, 0, sizeof(c->zs));
-	if (inflateInit2(&c->zs, -15) != Z_OK)
-		return kerr_set(e, KVS_E_NOMEM, "gzip: inflateInit2 failed");
-	c->zs_live = true;
-	c->zs_raw = true;
-	c->zs_in_end = p->in;
-	if (p->bits) {
-		int byte = c->map[p->in - 1];
-		inflatePrime(&c->zs, p->bits, byte >> (8 - p->bits));
-	}
-	if (wl > 0) {
-		if (uncompress(win, &wl, p->win, p->winz) != Z_OK || wl != p->winlen)
-			return kerr_set(e, KVS_E_FORMAT, "gzip index window damaged");
-		inflateSetDictionary(&c->zs, win, (uInt)wl);
-	}
-	c->zs_out = p->out;
-	return 0;
-}
-
-/* Decompress up to len bytes at the live stream's position into dst. */
-static int
-gz_pull(struct cz *c, uint8_t *dst, size_t len, struct kvs_error *e)
-{
-	while (len > 0) {
-		int ret;
-		uInt aout;
-		gz_feed(c, &c->zs, &c->zs_in_end);
-		c->zs.next_out = dst;
-		c->zs.avail_out = len > (1u << 30) ? (1u << 30) : (uInt)len;
-		aout = c->zs.avail_out;
-		ret = inflate(&c->zs, Z_NO_FLUSH);
-		dst += aout - c->zs.avail_out;
-		len -= aout - c->zs.avail_out;
-		c->zs_out += aout - c->zs.avail_out;
-		if (ret == Z_STREAM_END) {
-			uint64_t at = c->zs_in_end - c->zs.avail_in;
-			/* A raw stream leaves the member's 8-byte trailer to us. */
-			if (c->zs_raw)
-				at += 8;
-			if (at < c->map_len && gz_magic(c->map + at, c->map_len - at)) {
-				inflateReset2(&c->zs, 15 + 16);
-				c->zs_raw = false;
-				c->zs.avail_in = 0;
-				c->zs_in_end = at;
-				continue;
-			}
-			if (len > 0)
-				break;
-			return 0;
-		}
-		if (ret == Z_BUF_ERROR && c->zs.avail_in == 0 && c->zs_in_end >= c->map_len)
-			break;                  /* no more input: the truncation */
-		if (ret != Z_OK) {
-			c->zs_live = false;
-			inflateEnd(&c->zs);
-			return kerr_set(e, KVS_E_FORMAT, "gzip data corrupt near compressed byte %llu",
-			    (unsigned long long)(c->zs_in_end - c->zs.avail_in));
-		}
-	}
-	if (len > 0) {
-		c->zs_live = false;
-		inflateEnd(&c->zs);
-		return kerr_set(e, KVS_E_TRUNCATED, "gzip stream ends at decompressed offset 0x%llx",
-		    (unsigned long long)c->zs_out);
-	}
-	return 0;
-}
-
-/* The cache block holding decompressed offset off. */
-static const struct block *
-gz_block(struct cz *c, uint64_t off, struct kvs_error *e)
-{
-	uint64_t start = off / BLK * BLK, want = start;
-	const struct block *b = cache_find(c, start);
-	size_t lo, hi;
-
-	if (b != NULL) {
-		c->hits++;
-		return b;
-	}
-	c->misses++;
-	/* Continue the live stream when it is before the block and past the
-	 * last restart point at or before it; else restart at that point. */
-	if (c->npts == 0)
-		return kerr_set(e, KVS_E_FORMAT, "gzip file holds no data"), NULL;
-	for (lo = 0, hi = c->npts; hi - lo > 1;) {
-		size_t mid = (lo + hi) / 2;
-		if (c->pts[mid].out <= want)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!c->zs_live || c->zs_out > want || c->zs_out < c->pts[lo].out) {
-		if (gz_restart(c, &c->pts[lo], e) != 0)
-			return NULL;
-	}
-	for (;;) {
-		/* Blocks are aligned: first reach a block boundary. */
-		uint64_t bs = (c->zs_out + BLK - 1) / BLK * BLK;
-		size_t n;
-		uint8_t *data;
-		if (bs > c->zs_out) {
-			uint8_t skip[4096];
-			while (c->zs_out < bs) {
-				size_t k = bs - c->zs_out < sizeof(skip) ? (size_t)(bs - c->zs_out) : sizeof(skip);
-				if (gz_pull(c, skip, k, e) != 0)
-					return NULL;
-			}
-		}
-		n = c->size - bs < BLK ? (size_t)(c->size - bs) : BLK;
-		data = malloc(n ? n : 1);
-		if (data == NULL)
-			return kerr_set(e, KVS_E_NOMEM, "out of memory"), NULL;
-		if (gz_pull(c, data, n, e) != 0) {
-			free(data);
-			return NULL;
-		}
-		if (bs == want)
-			return cache_put(c, bs, data, n);
-		/* Passed on the way: keep the ones close to the target. */
-		if ((want - bs) / BLK < NCACHE / 2 && cache_find(c, bs) == NULL)
-			cache_put(c, bs, data, n);
-		else
-			free(data);
-	}
 }
 
 /* ---------------------------------------------------------------- zstd */
@@ -614,7 +275,7 @@ zst_block(struct cz *c, uint64_t off, struct kvs_error *e)
 		return kerr_set(e, KVS_E_FORMAT, "zstd frame at compressed byte %llu corrupt: %s",
 		    (unsigned long long)f->in, ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short"), NULL;
 	}
-	return cache_put(c, f->out, data, (size_t)f->dsize);
+	return cz_cache_put(c, f->out, data, (size_t)f->dsize);
 }
 
 /* ---------------------------------------------------------------- the view */
