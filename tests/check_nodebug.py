@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""check_nodebug.py - a Linux dump read with no kernel file, against the
+fixture generator's truth.
+
+fixtures/cores/linux-nodebug/vmcore (mkcore_linux.py --variant nodebug) is a
+KASLR Linux 6.1 dump whose image also holds the kernel's kallsyms tables
+(named by VMCOREINFO's SYMBOL(kallsyms_*)) and its BTF (between __start_BTF
+and __stop_BTF).  With `-M vmcore` alone, kvmstat must find the symbols and
+types in the dump: `slab` (text, --json, --json --percpu: every cache's
+figures), `info` (text and --json), `dmesg` and `rd` of kallsyms symbols
+against truth.json; and the same dump opened with its kernel file (-N, the
+fixture vmlinux, its DWARF) must give the identical slab JSON.  Run with an
+empty layout cache of its own, so the first answers come from the dump's BTF.
+A missing fixture or truth fails the test.
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FIX = os.environ.get("KVS_FIXTURES", os.path.join(os.path.dirname(__file__), "..",
+                                                  "fixtures", "cores"))
+KVMSTAT = os.path.join(os.environ.get("KVS_BUILDDIR", "build"), "analyzers", "kvmstat")
+DIR = os.path.join(FIX, "linux-nodebug")
+CORE = os.path.join(DIR, "vmcore")
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+    return cond
+
+
+def num(v):
+    """truth.json writes values above 2^63 as hex strings."""
+    return int(v, 16) if isinstance(v, str) else v
+
+
+ENV = dict(os.environ)
+ENV.pop("KVS_TYPES", None)
+ENV.pop("KVS_NO_CACHE", None)
+
+
+def run(*args, env=None, binary=False):
+    p = subprocess.run([KVMSTAT] + list(args), capture_output=True, text=not binary,
+                       env=env or ENV)
+    return p.returncode, p.stdout, p.stderr if not binary else p.stderr.decode(errors="replace")
+
+
+def kv(*args, **kw):
+    """kvmstat on the dump alone: no -N."""
+    return run("-M", CORE, *args, **kw)
+
+
+def slab_rows(label, doc, truth, percpu):
+    rows = doc.get("caches", [])
+    caches = truth["caches"]
+    if not check(len(rows) == len(caches), "%s: %d caches, truth %d" % (label, len(rows),
+                                                                      len(caches))):
+        return
+    exact = ("object_size", "size", "objects_per_slab", "pages_per_slab", "num_slabs",
+             "num_objs", "active_objs", "cache_bytes")
+    for o, t in zip(rows, caches):
+        name = t["name"]
+        check(o.get("name") == name, "%s: cache %s where the truth has %s (list order)" %
+              (label, o.get("name"), name))
+        check(int(o.get("kaddr", "0"), 16) == num(t["address"]),
+              "%s %s: kaddr %s, truth 0x%x" % (label, name, o.get("kaddr"), num(t["address"])))
+        for k in exact:
+            check(o.get(k) == t[k], "%s %s: %s %s, truth %s" % (label, name, k, o.get(k), t[k]))
+        check(o.get("corrupt") is False and t["corrupt"] is False,
+              "%s %s: corrupt %s, truth %s" % (label, name, o.get("corrupt"), t["corrupt"]))
+        check(o.get("count") == t["allocated"], "%s %s: count %s, truth allocated %s" %
+              (label, name, o.get("count"), t["allocated"]))
+        check(o.get("free") == t["free"], "%s %s: free %s, truth %s" %
+              (label, name, o.get("free"), t["free"]))
+        check(o.get("bytes") == t["bytes"], "%s %s: bytes %s, truth %s" %
+              (label, name, o.get("bytes"), t["bytes"]))
+        if percpu:
+            got = [(p.get("cpu"), p.get("free")) for p in o.get("percpu", [])]
+            want = list(enumerate(t["percpu_free"]))
+            check(got == want, "%s %s: percpu %s, truth %s" % (label, name, got, want))
+        else:
+            check("percpu" not in o, "%s %s: per-CPU figures without --percpu" % (label, name))
+
+
+def load_json(label, rc, out, err):
+    if not check(rc == 0, "%s: exit %d: %s" % (label, rc, err.strip()[-400:])):
+        return None
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        check(False, "%s: not JSON (%s): %s" % (label, e, out[:200]))
+        return None
+
+
+def main():
+    for f in (os.path.join(DIR, "truth.json"), CORE, KVMSTAT):
+        if not check(os.path.isfile(f), "missing %s (the test's oracle or subject)" % f):
+            return
+    truth = json.load(open(os.path.join(DIR, "truth.json")))
+    for k in ("kallsyms", "btf", "vmlinux", "caches", "slabinfo", "dmesg", "kernel"):
+        if not check(k in truth, "truth.json has no %r: not the nodebug fixture's truth" % k):
+            return
+    vmlinux = os.path.join(FIX, truth["vmlinux"])
+    if not check(os.path.isfile(vmlinux), "missing %s (the dump's kernel file)" % vmlinux):
+        return
+    check(truth["variant"] == "nodebug" and truth["caches"], "truth: the nodebug variant")
+    ki = truth["kernel"]
+
+    # --json slab, then --percpu: every cache's figures, in list order.
+    rc, out, err = kv("--json", "slab")
+    doc = load_json("slab --json", rc, out, err)
+    if doc is not None:
+        slab_rows("slab --json", doc, truth, False)
+    rc, out, err = kv("--json", "slab", "--percpu")
+    first = out
+    doc = load_json("slab --json --percpu", rc, out, err)
+    if doc is not None:
+        slab_rows("slab --json --percpu", doc, truth, True)
+    # A second run (its answers now in the layout cache) says the same.
+    rc, out, err = kv("--json", "slab", "--percpu")
+    check(rc == 0 and out == first, "slab --json --percpu: the cached run differs (rc %d)" % rc)
+    rc, out, err = kv("--no-cache", "--json", "slab", "--percpu")
+    check(rc == 0 and out == first, "slab --json --percpu --no-cache differs (rc %d)" % rc)
+
+    # slab: /proc/slabinfo 2.1, byte for byte.
+    rc, out, err = kv("slab")
+    check(rc == 0, "slab: exit %d: %s" % (rc, err.strip()[-400:]))
+    want = "".join(line + "\n" for line in truth["slabinfo"])
+    check(out == want, "slab: not the truth's slabinfo (%d lines, truth %d)" %
+          (out.count("\n"), want.count("\n")))
+
+    # info: the kernel's banner, panic and CPUs, read through kallsyms.
+    vc = truth["files"]["vmcore"]
+    rc, out, err = kv("--json", "info")
+    doc = load_json("info --json", rc, out, err)
+    if doc is not None:
+        for k, v in (("format", "elf"), ("page_size", 4096), ("dumped_pages", vc.get("pages")),
+                     ("file_bytes", os.path.getsize(CORE)), ("version", ki["version"]),
+                     ("panicstr", ki["panic"]), ("ncpus", ki["ncpus"]),
+                     ("mp_maxid", ki["maxid"])):
+            check(doc.get(k) == v, "info --json: %s %r, truth %r" % (k, doc.get(k), v))
+    rc, out, err = kv("info")
+    if check(rc == 0, "info: exit %d: %s" % (rc, err.strip()[-400:])):
+        f = {}
+        for line in out.splitlines():
+            k, _, v = line.partition(":")
+            f[k.strip()] = v.strip()
+        for k, v in (("format", "elf"), ("page size", "4096"), ("dumped pages", str(vc.get("pages"))),
+                     ("version", ki["version"]), ("panic", ki["panic"]),
+                     ("cpus", str(ki["ncpus"])), ("mp_maxid", str(ki["maxid"]))):
+            check(f.get(k) == v, "info: %s %r, truth %r" % (k, f.get(k), v))
+
+    # dmesg: the printk ring, oldest first.
+    rc, out, err = kv("dmesg")
+    check(rc == 0, "dmesg: exit %d: %s" % (rc, err.strip()[-400:]))
+    check(out == truth["dmesg"]["text"], "dmesg: not the truth's log (%d lines, truth %d)" %
+          (out.count("\n"), truth["dmesg"]["text"].count("\n")))
+
+    # rd by kallsyms names: the BTF's bytes, the relocated relative base,
+    # the banner at its KASLR address.
+    btf = truth["btf"]
+    check(num(btf["stop"]) - num(btf["start"]) == btf["bytes"], "truth: BTF bounds")
+    rc, out, err = kv("rd", "__start_BTF", str((btf["bytes"] + 7) // 8), "-o", "-", binary=True)
+    check(rc == 0 and hashlib.sha256(out[:btf["bytes"]]).hexdigest() == btf["sha256"],
+          "rd __start_BTF: not the BTF pahole made (rc %d, %d bytes) %s" % (rc, len(out), err))
+    rc, out, err = kv("rd", "kallsyms_relative_base", "1", "-o", "-", binary=True)
+    check(rc == 0 and out == num(truth["kallsyms"]["relative_base"]).to_bytes(8, "little"),
+          "rd kallsyms_relative_base: %r (rc %d) %s" % (out, rc, err))
+    banner = truth["kernel"]["banner"].encode()
+    rc, out, err = kv("rd", "linux_banner", str((len(banner) + 7) // 8), "-o", "-", binary=True)
+    check(rc == 0 and out[:len(banner)] == banner, "rd linux_banner: %r (rc %d) %s" %
+          (out[:60], rc, err))
+    syms = {s["name"]: s for s in truth["kallsyms"]["symbols"]}
+    check(len(syms) == truth["kallsyms"]["num_syms"] and "_stext" in syms and
+          any(s["type"] == "A" for s in syms.values()),
+          "truth: kallsyms with _stext and absolute per-CPU symbols")
+    check(truth["vmcoreinfo"]["text"].count("SYMBOL(kallsyms_") == 6,
+          "truth: VMCOREINFO names the six kallsyms tables")
+
+    # The same dump with its kernel file: DWARF (forced, and as chosen)
+    # gives the JSON the dump's own kallsyms and BTF gave.
+    for label, extra in (("-N, KVS_TYPES=dwarf", {"KVS_TYPES": "dwarf"}), ("-N", {})):
+        env = dict(ENV, **extra)
+        for args in (("--json", "slab"), ("--json", "slab", "--percpu")):
+            rc0, out0, _ = kv(*args)
+            rc, out, err = run("-N", vmlinux, "-M", CORE, "--no-cache", *args, env=env)
+            check(rc == 0 and rc0 == 0 and out == out0,
+                  "%s %s: differs from the run without a kernel file (rc %d): %s" %
+                  (label, " ".join(args), rc, err.strip()[-300:]))
+    rc, out, err = run("-N", vmlinux, "-M", CORE, "dmesg")
+    check(rc == 0 and out == truth["dmesg"]["text"], "-N dmesg: not the truth's log")
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as cache:
+        ENV["XDG_CACHE_HOME"] = cache          # an empty layout cache of our own
+        main()
+    print("%d checks, %d failed" % (checks, failures))
+    sys.exit(1 if failures else 0)
