@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kvs_private.h"
+#include "source.h"
 
 struct devmem {
 	int fd;

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvs_private.h"
+#include "source.h"
 
 struct seg {
 	uint64_t addr, memsz, filesz, off;

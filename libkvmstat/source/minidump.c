@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvs_private.h"
+#include "source.h"
 
 #define MD_MAGIC "minidump FreeBSD/amd64"
 #define PAGE 4096ULL

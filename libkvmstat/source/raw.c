@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kvs_private.h"
+#include "source.h"
 
 struct raw {
 	const uint8_t *map;
