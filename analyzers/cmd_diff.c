@@ -153,44 +153,58 @@ load_json(const struct opts *o, struct dtable *t, int side, const char *path)
 	return 0;
 }
 
-/* A dump: every allocator its kernel has. */
+/* Which of diff's allocators an entry is, or -1. */
+static int
+al_of(const struct memory_type *mt)
+{
+	switch (memstat_get_allocator(mt)) {
+	case ALLOCATOR_MALLOC:
+		return AL_MALLOC;
+	case ALLOCATOR_UMA:
+		return AL_UMA;
+	case ALLOCATOR_SLAB:
+		return AL_SLAB;
+	}
+	return -1;
+}
+
+/* A dump: every allocator its kernel has, through the family-neutral
+ * memstat_kvm_all.  The side holds the allocators its entries come from.
+ * A failed read keeps the allocators it read before failing (a fresh list
+ * holds only what was read whole), so a kernel whose UMA layout is not
+ * readable still compares its malloc types. */
 static int
 load_dump(const struct opts *o, struct dtable *t, int side, const char *path,
     const char *kernel)
 {
 	char errbuf[KVS_ERRBUF_SIZE];
 	kvs_t *kd = kvs_open(kernel, path, o->open_flags, errbuf);
-	int a, any = 0;
+	struct memory_type_list *l;
+	struct memory_type *mt;
+	int any = 0;
 
 	if (kd == NULL)
 		return fail(o, "open", "%s", errbuf);
-	for (a = 0; a < AL_N; a++) {
-		struct memory_type_list *l = memstat_mtl_alloc();
-		struct memory_type *mt;
-		int rc;
-
-		if (l == NULL) {
+	if ((l = memstat_mtl_alloc()) == NULL) {
+		kvs_close(kd);
+		return fail(o, "read", "out of memory");
+	}
+	(void)memstat_kvm_all(l, kd);
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt)) {
+		int a = al_of(mt);
+		if (a < 0)
+			continue;
+		any = 1;
+		t->have[side][a] = true;
+		if (add(t, side, a, memstat_get_name(mt), a == AL_UMA ?
+		    memstat_get_size(mt) : 0, memstat_get_bytes(mt),
+		    memstat_get_count(mt)) != 0) {
+			memstat_mtl_free(l);
 			kvs_close(kd);
 			return fail(o, "read", "out of memory");
 		}
-		rc = a == AL_MALLOC ? memstat_kvm_malloc(l, kd) : a == AL_UMA ?
-		    memstat_kvm_uma(l, kd) : memstat_kvm_slab(l, kd);
-		if (rc < 0) {       /* this kernel has no such allocator */
-			memstat_mtl_free(l);
-			continue;
-		}
-		any = 1;
-		t->have[side][a] = true;
-		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
-			if (add(t, side, a, memstat_get_name(mt), a == AL_UMA ?
-			    memstat_get_size(mt) : 0, memstat_get_bytes(mt),
-			    memstat_get_count(mt)) != 0) {
-				memstat_mtl_free(l);
-				kvs_close(kd);
-				return fail(o, "read", "out of memory");
-			}
-		memstat_mtl_free(l);
 	}
+	memstat_mtl_free(l);
 	kvs_close(kd);
 	if (!any)
 		return fail(o, "read", "%s: no malloc types, UMA zones or slab caches could be "

@@ -189,6 +189,10 @@ print_frame(struct tui *t, int width, int height)
 	}
 }
 
+/* The error of the start's read when it read some allocators but not all
+ * (see main); empty otherwise. */
+static char known_err[KVS_ERRBUF_SIZE];
+
 static void
 do_refresh(struct tui *t, kvs_t *kd)
 {
@@ -199,9 +203,14 @@ do_refresh(struct tui *t, kvs_t *kd)
 	 * dump is read once, with them. */
 	memstat_mtl_set_percpu(t->model.list, t->screen == SCR_PERCPU || !t->live);
 	t0 = now();
-	int rc = t->have_uma || t->model.allocator == ALLOCATOR_SLAB ?
-	    memstat_kvm_all(t->model.list, kd) : memstat_kvm_malloc(t->model.list, kd);
+	int rc = memstat_kvm_all(t->model.list, kd);
 	double t1 = now();
+
+	/* The failure the start already met (an allocator of the kernel that
+	 * is not readable: a FreeBSD 5 kernel's UMA zones) is no failure of
+	 * the rows shown, which the same call read before it. */
+	if (rc != 0 && known_err[0] != '\0' && strcmp(kvs_geterr(kd), known_err) == 0)
+		rc = 0;
 
 	if (t->screen == SCR_PROFILE || t->screen == SCR_PROBES)
 		fill_text(t, kd);
@@ -345,19 +354,38 @@ main(int argc, char **argv)
 		add_info(&t, "panic", "%s", ki.panic ? ki.panic : "none (the kernel did not panic)");
 		add_info(&t, "cpus", "%d (highest id %d)", ki.ncpus, ki.maxid);
 	}
-	/* Linux: its SLUB caches.  FreeBSD: UMA when this kernel's layout is
-	 * readable; malloc types always. */
+	/* What the kernel's allocators hold, from one family-neutral read on a
+	 * scratch list: the views are those of its entries' allocators (malloc
+	 * types and UMA zones when readable on FreeBSD, SLUB caches on Linux).
+	 * A read that fails after reading some allocators (a fresh list keeps
+	 * only what was read whole) has its error remembered: do_refresh meets
+	 * it again on every refresh.  A read that gave nothing cannot say; the
+	 * kernel's family then names the (empty) view, as before. */
 	{
-		struct kvs_kernelinfo ki;
-		kvs_kernel_info(kd, &ki);
-		if (strcmp(ki.os, "Linux") == 0)
-			model_set_allocator(&t.model, ALLOCATOR_SLAB);
-		else {
-			struct memory_type_list *probe = memstat_mtl_alloc();
-			t.have_malloc = true;
-			t.have_uma = probe != NULL && memstat_kvm_uma(probe, kd) == 0;
-			memstat_mtl_free(probe);
+		struct memory_type_list *probe = memstat_mtl_alloc();
+		struct memory_type *mt;
+		bool have_slab = false, any = false;
+		int prc = probe != NULL ? memstat_kvm_all(probe, kd) : -1;
+
+		for (mt = probe ? memstat_mtl_first(probe) : NULL; mt != NULL;
+		    mt = memstat_mtl_next(mt)) {
+			int a = memstat_get_allocator(mt);
+			any = true;
+			t.have_malloc |= a == ALLOCATOR_MALLOC;
+			t.have_uma |= a == ALLOCATOR_UMA;
+			have_slab |= a == ALLOCATOR_SLAB;
 		}
+		if (prc != 0 && any)
+			snprintf(known_err, sizeof(known_err), "%s", kvs_geterr(kd));
+		memstat_mtl_free(probe);
+		if (!any) {
+			struct kvs_kernelinfo ki;
+			kvs_kernel_info(kd, &ki);
+			have_slab = ki.os != NULL && strcmp(ki.os, "Linux") == 0;
+			t.have_malloc = !have_slab;
+		}
+		if (have_slab && !t.have_malloc)
+			model_set_allocator(&t.model, ALLOCATOR_SLAB);
 	}
 	t.model.show_addr = addr;
 	if (view != NULL) {

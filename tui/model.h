@@ -84,7 +84,7 @@ struct percpu_line {
 
 int model_init(struct model *m);
 void model_free(struct model *m);
-/* Apply one refresh result: `ok` from memstat_kvm_malloc; `now` in seconds.
+/* Apply one refresh result: `ok` from memstat_kvm_all; `now` in seconds.
  * Computes deltas/rates, keeps the last good rows on failure. */
 void model_update(struct model *m, bool ok, const char *err, double now, double cost_ms);
 /* Rebuild the visible rows (after sort/filter changes). */

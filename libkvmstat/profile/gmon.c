@@ -4,7 +4,7 @@
  * against the kernel's symbols into the flat profile (ticks and calls per
  * function) that `kvmstat profile` and kvmtop's profile screen show, and
  * written out as the gmon.out that kgmon writes and gprof reads.  The
- * families' readers (os/freebsd/gprof.c: _gmonparam; os/linux/profile.c:
+ * families' readers (os/freebsd/gprof.c: _gmonparam; os/linux/prof_buffer.c:
  * prof_buffer) fill struct kvmprof_gmon (profile.h).
  */
 #include <errno.h>

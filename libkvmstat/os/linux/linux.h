@@ -21,7 +21,7 @@ KVS_HIDDEN int linux_image_read(kvs_t *kd, uint64_t va, void *buf, size_t len);
  * addresses (kd->slide already set).  0 or -1 with the handle's error. */
 struct kvs_symtab;
 KVS_HIDDEN int linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out);
-/* The kernel profile buffer (profile.c), for kvmprof_gmon_read. */
+/* The kernel profile buffer (prof_buffer.c), for kvmprof_gmon_read. */
 struct kvmprof_gmon;
 KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
 

@@ -1,5 +1,5 @@
 /*
- * profile.c - the kernel profile buffer of a kernel booted with profile=N
+ * prof_buffer.c - the kernel profile buffer of a kernel booted with profile=N
  * (kernel/profile.c), as a kvmprof histogram.
  *
  * prof_buffer holds prof_len 32-bit counters; a sample at pc counts in

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# capture.sh KVMSTAT OUTDIR - run every kvmstat command, text and --json, on
+# capture_outputs.sh KVMSTAT OUTDIR - run every kvmstat command, text and --json, on
 # every fixture dump and write each command's stdout, stderr and exit status
 # to OUTDIR.  A redesign proves it changed no behaviour by capturing before
 # and after and comparing the two directories (tests/golden/compare.sh).
 set -uo pipefail
-KVMSTAT=${1:?usage: capture.sh KVMSTAT OUTDIR}
-OUT=${2:?usage: capture.sh KVMSTAT OUTDIR}
+KVMSTAT=${1:?usage: capture_outputs.sh KVMSTAT OUTDIR}
+OUT=${2:?usage: capture_outputs.sh KVMSTAT OUTDIR}
 cd "$(dirname "$0")/../.."
 mkdir -p "$OUT"
 F=fixtures/cores
