@@ -2,7 +2,7 @@
  * tname.h - the C spelling of a type ("struct x *", "char [32]",
  * "int (*)(int)") is built from the inside out, as a declaration is read:
  * a declarator grows by prefixes ("*") and suffixes ("[32]").  The two
- * string steps, shared by dwarf.c and btf.c so that both spell a type the
+ * string steps, shared by dwarf_tname.c and btf.c so that both spell a type the
  * same way.  A result that would not fit in n bytes leaves buf as it was.
  */
 #ifndef KVS_TNAME_H

@@ -1,7 +1,7 @@
 /*
  * types.h - the types layer: the kernel image's symbols (symtab.c) and its
  * types, asked through one front (types.c), which keeps the chain of
- * providers: the layout cache (cache.c), BTF (btf.c), DWARF (dwarf.c) and
+ * providers: the layout cache (cache.c), BTF (btf.c), DWARF (dwarf*.c) and
  * the modules' DWARF.  All work on libelf handles the caller owns; none
  * includes or calls the core: memory, when a provider needs it, comes
  * through the read callback the front is given.
