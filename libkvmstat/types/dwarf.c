@@ -68,7 +68,7 @@
 /* The maps of struct hmap (dwarf_internal.h). */
 
 struct hent *
-hm_find(const struct hmap *m, const char *key)
+dw_hm_find(const struct hmap *m, const char *key)
 {
 	uint32_t v = kvs_htab_find_str(&m->tab, key, m->ent, sizeof(*m->ent),
 	    offsetof(struct hent, key));
@@ -80,7 +80,7 @@ hm_find(const struct hmap *m, const char *key)
  * copied.  Returns the new zeroed entry, or NULL (ENOMEM; the map is
  * unchanged). */
 struct hent *
-hm_add(struct hmap *m, const char *key)
+dw_hm_add(struct hmap *m, const char *key)
 {
 	struct hent *he;
 	char *k = NULL;
@@ -106,7 +106,7 @@ hm_add(struct hmap *m, const char *key)
 }
 
 void
-hm_free(struct hmap *m, void (*freeval)(void *))
+dw_hm_free(struct hmap *m, void (*freeval)(void *))
 {
 	size_t i;
 
@@ -131,18 +131,18 @@ struct centry {
 };
 
 int
-nomem(struct kvs_error *e)
+dw_nomem(struct kvs_error *e)
 {
 	return kerr_errno(e, ENOMEM, "DWARF index");
 }
 
 const char *
-intern(struct kvs_dwarf *d, const char *s)
+dw_intern(struct kvs_dwarf *d, const char *s)
 {
-	struct hent *he = hm_find(&d->strs, s);
+	struct hent *he = dw_hm_find(&d->strs, s);
 
 	if (he == NULL)
-		he = hm_add(&d->strs, s);
+		he = dw_hm_add(&d->strs, s);
 	return he != NULL ? he->key : NULL;
 }
 
@@ -330,7 +330,7 @@ kvs_dwarf_open(struct kvs_dwarf **out, struct Elf *elf, struct kvs_error *e)
 		return -1;
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
-		return nomem(e);
+		return dw_nomem(e);
 	rc = bind_elf(d, elf, &err, &errnum);
 	if (rc == DW_DLV_NO_ENTRY) {
 		free(d);
@@ -377,9 +377,9 @@ kvs_dwarf_close(struct kvs_dwarf *d)
 	if (d == NULL)
 		return;
 	for (i = 0; i < IX__N; i++)
-		hm_free(&d->ix[i], NULL);
-	hm_free(&d->cache, free_centry);
-	hm_free(&d->strs, NULL);
+		dw_hm_free(&d->ix[i], NULL);
+	dw_hm_free(&d->cache, free_centry);
+	dw_hm_free(&d->strs, NULL);
 	free(d->index_err);
 	while (d->nblk > 0)
 		free(d->blk[--d->nblk]);
@@ -425,7 +425,7 @@ static int
 cache_get(struct kvs_dwarf *d, const char *key, struct kvs_typeinfo *ti,
     int *rc, struct kvs_error *e)
 {
-	struct hent *he = hm_find(&d->cache, key);
+	struct hent *he = dw_hm_find(&d->cache, key);
 	struct centry *ce;
 
 	if (he == NULL)
@@ -458,13 +458,13 @@ cache_put(struct kvs_dwarf *d, const char *key, int rc,
 		ce->ti = *ti;
 	} else {
 		ce->status = e->status;
-		ce->msg = intern(d, e->msg);
+		ce->msg = dw_intern(d, e->msg);
 		if (ce->msg == NULL) {
 			free(ce);
 			return;
 		}
 	}
-	he = hm_add(&d->cache, key);
+	he = dw_hm_add(&d->cache, key);
 	if (he == NULL) {
 		free(ce);
 		return;
@@ -486,9 +486,9 @@ kvs_dwarf_type(struct kvs_dwarf *d, const char *type, struct kvs_typeinfo *ti,
 		return kerr_set(e, KVS_E_INVAL, "no type name");
 	key = cache_key(kb, 'T', type, NULL, &heap);
 	if (key == NULL)
-		return nomem(e);
+		return dw_nomem(e);
 	if (!cache_get(d, key, ti, &rc, e)) {
-		rc = type_uncached(d, type, ti, e);
+		rc = dw_type_uncached(d, type, ti, e);
 		cache_put(d, key, rc, ti, e);
 	}
 	if (heap)
@@ -508,9 +508,9 @@ kvs_dwarf_member(struct kvs_dwarf *d, const char *type, const char *path,
 		return kerr_set(e, KVS_E_INVAL, "no type or member name");
 	key = cache_key(kb, 'M', type, path, &heap);
 	if (key == NULL)
-		return nomem(e);
+		return dw_nomem(e);
 	if (!cache_get(d, key, ti, &rc, e)) {
-		rc = member_uncached(d, type, path, ti, e);
+		rc = dw_member_uncached(d, type, path, ti, e);
 		cache_put(d, key, rc, ti, e);
 	}
 	if (heap)
@@ -530,9 +530,9 @@ kvs_dwarf_variable(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti
 		return kerr_set(e, KVS_E_INVAL, "no variable name");
 	key = cache_key(kb, 'V', var, NULL, &heap);
 	if (key == NULL)
-		return nomem(e);
+		return dw_nomem(e);
 	if (!cache_get(d, key, ti, &rc, e)) {
-		rc = variable_uncached(d, var, ti, e);
+		rc = dw_variable_uncached(d, var, ti, e);
 		cache_put(d, key, rc, ti, e);
 	}
 	if (heap)
@@ -550,15 +550,15 @@ kvs_dwarf_members(struct kvs_dwarf *d, const char *type, kvs_member_cb cb,
 
 	if (type == NULL || cb == NULL)
 		return kerr_set(e, KVS_E_INVAL, "no type name or callback");
-	if (find_type(d, type, &off, e) != 0)
+	if (dw_find_type(d, type, &off, e) != 0)
 		return -1;
-	if (peel(d, off, &off, &tag, e) != 0)
+	if (dw_peel(d, off, &off, &tag, e) != 0)
 		return kerr_push(e, "type %s", type);
 	if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
 	    tag != DW_TAG_class_type)
 		return kerr_set(e, KVS_E_INVAL, "type %s is not a struct or union",
 		    type);
-	rc = walk_members(d, off, 0, 0, cb, arg, e);
+	rc = dw_walk_members(d, off, 0, 0, cb, arg, e);
 	if (rc == -1 && e->status != KVS_OK)
 		return kerr_push(e, "members of %s", type);
 	return rc;
@@ -570,7 +570,7 @@ kvs_dwarf_version(struct kvs_dwarf *d)
 	if (d == NULL)
 		return 0;
 	if (d->version == 0 && !d->indexed)
-		walk_cus(d, false);
+		dw_walk_cus(d, false);
 	return d->version;
 }
 

@@ -58,14 +58,14 @@ ctx_warm(struct kvs_dwarf *d, Dwarf_Off off)
 			dwarf_dealloc(d->dbg, err, DW_DLA_ERROR);
 		if (d->ctx_next - first >= 64 || d->ctx_next == d->ncu ||
 		    d->cu_die[d->ctx_next] > off) {
-			fx_drop(&info, d->cu_die[first], d->cu_die[i]);
+			dw_fx_drop(&info, d->cu_die[first], d->cu_die[i]);
 			first = d->ctx_next;
 		}
 	}
 }
 
 int
-die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die, struct kvs_error *e)
+dw_die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die, struct kvs_error *e)
 {
 	Dwarf_Error err = NULL;
 	int rc;
@@ -83,7 +83,7 @@ die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die, struct kvs_error *e)
 /* Only for messages and index entries; 0 if unknown.  (Every libdwarf
  * call gets an error pointer: with none, libdwarf aborts on error.) */
 Dwarf_Off
-die_off(struct kvs_dwarf *d, Dwarf_Die die)
+dw_die_off(struct kvs_dwarf *d, Dwarf_Die die)
 {
 	Dwarf_Off off = 0;
 	Dwarf_Error err = NULL;
@@ -103,11 +103,11 @@ die_off(struct kvs_dwarf *d, Dwarf_Die die)
  * One that does not is an error (*err NULL: "malformed DWARF").
  */
 int
-next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib, Dwarf_Error *err)
+dw_next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib, Dwarf_Error *err)
 {
 	int rc = dwarf_siblingof_b(d->dbg, die, 1, sib, err);
 
-	if (rc == DW_DLV_OK && die_off(d, *sib) <= die_off(d, die)) {
+	if (rc == DW_DLV_OK && dw_die_off(d, *sib) <= dw_die_off(d, die)) {
 		dwarf_dealloc_die(*sib);
 		*sib = NULL;
 		*err = NULL;
@@ -117,19 +117,19 @@ next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib, Dwarf_Error *er
 }
 
 int
-die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag, struct kvs_error *e)
+dw_die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag, struct kvs_error *e)
 {
 	Dwarf_Error err = NULL;
 
 	if (dwarf_tag(die, tag, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE tag", die_off(d, die));
+		return dw_fail(d, e, err, "reading DIE tag", dw_die_off(d, die));
 	return 0;
 }
 
 /* *name = NULL if the DIE has no name.  The string is libdwarf's (section
  * data), valid until dwarf_finish. */
 int
-die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
+dw_die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
     struct kvs_error *e)
 {
 	Dwarf_Error err = NULL;
@@ -138,7 +138,7 @@ die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
 
 	*name = NULL;
 	if (rc == DW_DLV_ERROR)
-		return dw_fail(d, e, err, "reading DIE name", die_off(d, die));
+		return dw_fail(d, e, err, "reading DIE name", dw_die_off(d, die));
 	if (rc == DW_DLV_OK)
 		*name = s;
 	return 0;
@@ -155,19 +155,19 @@ die_attr(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a,
 	if (rc == DW_DLV_NO_ENTRY)
 		return 0;
 	if (rc != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE attribute", die_off(d, die));
+		return dw_fail(d, e, err, "reading DIE attribute", dw_die_off(d, die));
 	return 1;
 }
 
 int
-die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, bool *has,
+dw_die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, bool *has,
     struct kvs_error *e)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Bool b = 0;
 
 	if (dwarf_hasattr(die, at, &b, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading DIE attribute", die_off(d, die));
+		return dw_fail(d, e, err, "reading DIE attribute", dw_die_off(d, die));
 	*has = b != 0;
 	return 0;
 }
@@ -191,7 +191,7 @@ form_is_data(Dwarf_Half form)
  * for an absent or non-constant attribute (e.g. a VLA bound).
  */
 int
-die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
+dw_die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
     bool *present, struct kvs_error *e)
 {
 	Dwarf_Attribute a;
@@ -228,12 +228,12 @@ die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, int64_t *v,
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading constant attribute", die_off(d, die));
+	return dw_fail(d, e, err, "reading constant attribute", dw_die_off(d, die));
 }
 
 /* Unsigned constant attribute (sizes, counts); absent -> *present false. */
 int
-die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v,
+dw_die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v,
     bool *present, struct kvs_error *e)
 {
 	Dwarf_Attribute a;
@@ -265,12 +265,12 @@ die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, uint64_t *v,
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading constant attribute", die_off(d, die));
+	return dw_fail(d, e, err, "reading constant attribute", dw_die_off(d, die));
 }
 
 /* Reference attribute as a global .debug_info offset; absent -> 0. */
 int
-die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *ref,
+dw_die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *ref,
     struct kvs_error *e)
 {
 	Dwarf_Attribute a;
@@ -283,7 +283,7 @@ die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *ref,
 	rc = dwarf_global_formref(a, ref, &err);
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
 	if (rc != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading type reference", die_off(d, die));
+		return dw_fail(d, e, err, "reading type reference", dw_die_off(d, die));
 	return 0;
 }
 
@@ -324,7 +324,7 @@ eval_member_expr(const uint8_t *p, size_t len, uint64_t *out)
 /* DW_AT_data_member_location: a constant (DWARF 3+) or an expression
  * (DWARF 2).  Absent (union members) -> 0. */
 int
-member_location(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *loc,
+dw_member_location(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *loc,
     struct kvs_error *e)
 {
 	Dwarf_Attribute a;
@@ -367,9 +367,9 @@ member_location(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *loc,
 	if (!okexpr)
 		return kerr_set(e, KVS_E_DWARF, "member at DIE 0x%llx: location is "
 		    "not a constant offset (form 0x%x)",
-		    (unsigned long long)die_off(d, die), form);
+		    (unsigned long long)dw_die_off(d, die), form);
 	return 0;
 fail:
 	dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
-	return dw_fail(d, e, err, "reading member location", die_off(d, die));
+	return dw_fail(d, e, err, "reading member location", dw_die_off(d, die));
 }

@@ -1,11 +1,11 @@
 /*
  * dwarf_index.c - the name index: one hash map per tag family, name -> DIE
- * offset, filled once on the first lookup (ensure_index), with its rule (a
+ * offset, filled once on the first lookup (dw_ensure_index), with its rule (a
  * definition replaces a declaration, else the first wins).  In a linked
  * file it is read from the section bytes by threads (fast_index: the
  * sections, the unit boundaries, the threads, the progress bar and the
  * merge here; the reading of the units, dwarf_scan.c); otherwise, or when
- * that reader gives up, by libdwarf's walk (walk_cus, which also gives the
+ * that reader gives up, by libdwarf's walk (dw_walk_cus, which also gives the
  * DWARF version).  Also the lookups of a type name in the index and the
  * "not found" answer.  The DIEs are read by dwarf_die.c; what a name's DIE
  * says is dwarf_layout.c's.
@@ -28,7 +28,7 @@ static int
 ix_put(struct kvs_dwarf *d, enum ix_kind k, const char *name, Dwarf_Off off,
     bool decl)
 {
-	struct hent *he = hm_find(&d->ix[k], name);
+	struct hent *he = dw_hm_find(&d->ix[k], name);
 
 	if (he != NULL) {
 		/* A definition replaces a declaration; otherwise first wins. */
@@ -38,7 +38,7 @@ ix_put(struct kvs_dwarf *d, enum ix_kind k, const char *name, Dwarf_Off off,
 		}
 		return 0;
 	}
-	he = hm_add(&d->ix[k], name);
+	he = dw_hm_add(&d->ix[k], name);
 	if (he == NULL)
 		return -1;
 	he->off = off;
@@ -55,7 +55,7 @@ index_die(struct kvs_dwarf *d, Dwarf_Die die, struct kvs_error *e)
 	bool decl = false;
 	Dwarf_Off off;
 
-	if (die_tag(d, die, &tag, e) != 0)
+	if (dw_die_tag(d, die, &tag, e) != 0)
 		return -1;
 	switch (tag) {
 	case DW_TAG_structure_type: case DW_TAG_class_type: k = IX_STRUCT; break;
@@ -67,32 +67,32 @@ index_die(struct kvs_dwarf *d, Dwarf_Die die, struct kvs_error *e)
 	default:
 		return 0;
 	}
-	if (die_name(d, die, &name, e) != 0)
+	if (dw_die_name(d, die, &name, e) != 0)
 		return -1;
-	if ((off = die_off(d, die)) == 0)
+	if ((off = dw_die_off(d, die)) == 0)
 		return kerr_set(e, KVS_E_DWARF, "DIE without offset");
 	if (name == NULL && k == IX_VAR) {
 		/* A definition completing an earlier declaration: named
 		 * through DW_AT_specification. */
 		Dwarf_Off spec;
 		Dwarf_Die sd;
-		if (die_ref(d, die, DW_AT_specification, &spec, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_specification, &spec, e) != 0)
 			return -1;
 		if (spec == 0)
 			return 0;
-		if (die_at(d, spec, &sd, e) != 0)
+		if (dw_die_at(d, spec, &sd, e) != 0)
 			return -1;
-		if (die_name(d, sd, &name, e) != 0) {
+		if (dw_die_name(d, sd, &name, e) != 0) {
 			dwarf_dealloc_die(sd);
 			return -1;
 		}
 		dwarf_dealloc_die(sd);
-	} else if (die_has(d, die, DW_AT_declaration, &decl, e) != 0)
+	} else if (dw_die_has(d, die, DW_AT_declaration, &decl, e) != 0)
 		return -1;
 	if (name == NULL)
 		return 0; /* anonymous type: reachable only through references */
 	if (ix_put(d, k, name, off, decl) != 0)
-		return nomem(e);
+		return dw_nomem(e);
 	return 0;
 }
 
@@ -112,7 +112,7 @@ note_index_error(struct kvs_dwarf *d, const struct kvs_error *e)
 }
 
 void
-walk_cus(struct kvs_dwarf *d, bool index)
+dw_walk_cus(struct kvs_dwarf *d, bool index)
 {
 	Dwarf_Unsigned hlen, typeoff, next;
 	Dwarf_Half ver, asz, lsz, esz, cutype;
@@ -152,7 +152,7 @@ walk_cus(struct kvs_dwarf *d, bool index)
 		rc = dwarf_child(cu, &die, &err);
 		if (rc == DW_DLV_ERROR) {
 			dw_fail(d, &e, err, "reading compilation unit children",
-			    die_off(d, cu));
+			    dw_die_off(d, cu));
 			bad = true;
 		}
 		while (rc == DW_DLV_OK) {
@@ -160,10 +160,10 @@ walk_cus(struct kvs_dwarf *d, bool index)
 				bad = true;
 				break;
 			}
-			rc = next_sibling(d, die, &sib, &err);
+			rc = dw_next_sibling(d, die, &sib, &err);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, &e, err, "walking top-level DIEs",
-				    die_off(d, die));
+				    dw_die_off(d, die));
 				bad = true;
 			}
 			dwarf_dealloc_die(die);
@@ -184,7 +184,7 @@ walk_cus(struct kvs_dwarf *d, bool index)
 static int fast_index(struct kvs_dwarf *d);
 
 int
-ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
+dw_ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
 {
 	(void)e;
 	if (!d->indexed) {
@@ -192,7 +192,7 @@ ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
 		if (d->linked && fast_index(d) == 0)
 			d->fast = true;
 		else
-			walk_cus(d, true);
+			dw_walk_cus(d, true);
 	}
 	return 0;
 }
@@ -200,7 +200,7 @@ ensure_index(struct kvs_dwarf *d, struct kvs_error *e)
 /* A name was not found: KVS_E_NOTYPE, unless the index is incomplete (then
  * absence proves nothing, and KVS_E_DWARF says why). */
 int
-not_found(struct kvs_dwarf *d, struct kvs_error *e, const char *fmt, ...)
+dw_not_found(struct kvs_dwarf *d, struct kvs_error *e, const char *fmt, ...)
 {
 	char msg[KVS_MSG_MAX];
 	va_list ap;
@@ -241,12 +241,12 @@ lookup_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off, bool *decl)
 			const char *nm = type + l;
 			while (*nm == ' ')
 				nm++;
-			he = hm_find(&d->ix[pre[i].k], nm);
+			he = dw_hm_find(&d->ix[pre[i].k], nm);
 			goto done;
 		}
 	}
 	for (i = 0; i < sizeof(bare) / sizeof(bare[0]) && he == NULL; i++)
-		he = hm_find(&d->ix[bare[i]], type);
+		he = dw_hm_find(&d->ix[bare[i]], type);
 done:
 	if (he == NULL)
 		return 0;
@@ -257,17 +257,17 @@ done:
 
 /* The defined type DIE for a type name, or -1 with KVS_E_NOTYPE. */
 int
-find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
+dw_find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
     struct kvs_error *e)
 {
 	bool decl;
 
-	if (ensure_index(d, e) != 0)
+	if (dw_ensure_index(d, e) != 0)
 		return -1;
 	if (!lookup_type(d, type, off, &decl))
-		return not_found(d, e, "type %s not found in DWARF", type);
+		return dw_not_found(d, e, "type %s not found in DWARF", type);
 	if (decl)
-		return not_found(d, e, "type %s is declared but never defined in "
+		return dw_not_found(d, e, "type %s is declared but never defined in "
 		    "DWARF", type);
 	return 0;
 }
@@ -275,7 +275,7 @@ find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
 /* ------------------------------------------------ the fast index (linked) */
 
 /*
- * fast_index: the same index as walk_cus, read straight from the section
+ * fast_index: the same index as dw_walk_cus, read straight from the section
  * bytes of a linked file, the CUs spread over threads.  libdwarf builds a
  * DIE, an attribute list and an allocation per DIE and cannot be shared
  * between threads; here a CU's abbreviation table is decoded once, each
@@ -291,7 +291,7 @@ find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
  * answer one walk in CU order gives.  Anything this reader does not expect
  * (a compressed or relocatable section, an unknown form or unit, a
  * reference into another CU, a truncated DIE) makes it give up as a whole:
- * walk_cus then does the work through libdwarf, damaged CUs included.
+ * dw_walk_cus then does the work through libdwarf, damaged CUs included.
  */
 
 /* The data of an uncompressed section by name; false when it is absent
@@ -413,12 +413,12 @@ fast_index(struct kvs_dwarf *d)
 		off += hl + len;
 		/* each header read maps pages around it: let them go */
 		if (sh.drop && off - dropped >= (8u << 20)) {
-			fx_drop(&sh.info, dropped, off);
+			dw_fx_drop(&sh.info, dropped, off);
 			dropped = off;
 		}
 	}
 	if (sh.drop)
-		fx_drop(&sh.info, dropped, sh.info.n);
+		dw_fx_drop(&sh.info, dropped, sh.info.n);
 	if (sh.ncu == 0)
 		goto out;
 	sh.cu[sh.ncu] = sh.info.n;
@@ -447,19 +447,19 @@ fast_index(struct kvs_dwarf *d)
 			th[k].ix[j].own_keys = false;
 	}
 	for (k = 1; k < nth; k++)
-		if (pthread_create(&th[k].tid, NULL, fx_run, &th[k]) != 0) {
+		if (pthread_create(&th[k].tid, NULL, dw_fx_run, &th[k]) != 0) {
 			/* run it here instead */
 			th[k].tid = pthread_self();
-			fx_run(&th[k]);
+			dw_fx_run(&th[k]);
 		}
 	tty = d->progress && isatty(2);
 	if (!tty || nth == 1)
-		fx_run(&th[0]);
+		dw_fx_run(&th[0]);
 	else {
 		/* The calling thread draws the bar; its run goes to a thread. */
 		pthread_t t0id;
-		if (pthread_create(&t0id, NULL, fx_run, &th[0]) != 0)
-			fx_run(&th[0]);
+		if (pthread_create(&t0id, NULL, dw_fx_run, &th[0]) != 0)
+			dw_fx_run(&th[0]);
 		else {
 			for (;;) {
 				uint64_t done = atomic_load(&sh.done);
@@ -513,13 +513,13 @@ fast_index(struct kvs_dwarf *d)
 	goto out;
 fail_merge:
 	for (i = 0; i < IX__N; i++)
-		hm_free(&d->ix[i], NULL);
+		dw_hm_free(&d->ix[i], NULL);
 	while (d->nblk > 0)
 		free(d->blk[--d->nblk]);
 out:
 	for (k = 0; th != NULL && k < nth; k++) {
 		for (i = 0; i < IX__N; i++)
-			hm_free(&th[k].ix[i], NULL);
+			dw_hm_free(&th[k].ix[i], NULL);
 		free(th[k].ab);
 		free(th[k].attrs);
 		while (th[k].nblk > 0)

@@ -30,7 +30,7 @@
 /* String -> one record, over the library's shared table (hashtab.h): the
  * records sit in a dense array and the table holds index + 1, so a slot is
  * 8 bytes and growing the table moves no record.  A pointer returned by
- * hm_find or hm_add stays valid until the next hm_add on the same map (the
+ * dw_hm_find or dw_hm_add stays valid until the next dw_hm_add on the same map (the
  * record array may move). */
 struct hent {
 	const char *key;
@@ -159,67 +159,67 @@ is_dim(Dwarf_Half tag)
 /* ---------------------------------------------- across the files */
 
 /* dwarf.c: the maps, interned strings, ENOMEM. */
-KVS_HIDDEN struct hent *hm_find(const struct hmap *m, const char *key);
-KVS_HIDDEN struct hent *hm_add(struct hmap *m, const char *key);
-KVS_HIDDEN void hm_free(struct hmap *m, void (*freeval)(void *));
-KVS_HIDDEN int nomem(struct kvs_error *e);
-KVS_HIDDEN const char *intern(struct kvs_dwarf *d, const char *s);
+KVS_HIDDEN struct hent *dw_hm_find(const struct hmap *m, const char *key);
+KVS_HIDDEN struct hent *dw_hm_add(struct hmap *m, const char *key);
+KVS_HIDDEN void dw_hm_free(struct hmap *m, void (*freeval)(void *));
+KVS_HIDDEN int dw_nomem(struct kvs_error *e);
+KVS_HIDDEN const char *dw_intern(struct kvs_dwarf *d, const char *s);
 
 /* dwarf_index.c: the index (built on first use), lookups, "not found". */
-KVS_HIDDEN void walk_cus(struct kvs_dwarf *d, bool index);
-KVS_HIDDEN int ensure_index(struct kvs_dwarf *d, struct kvs_error *e);
-KVS_HIDDEN int not_found(struct kvs_dwarf *d, struct kvs_error *e,
+KVS_HIDDEN void dw_walk_cus(struct kvs_dwarf *d, bool index);
+KVS_HIDDEN int dw_ensure_index(struct kvs_dwarf *d, struct kvs_error *e);
+KVS_HIDDEN int dw_not_found(struct kvs_dwarf *d, struct kvs_error *e,
     const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-KVS_HIDDEN int find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
+KVS_HIDDEN int dw_find_type(struct kvs_dwarf *d, const char *type, Dwarf_Off *off,
     struct kvs_error *e);
 
 /* dwarf_scan.c: one thread of the fast index; dropping read pages. */
-KVS_HIDDEN void *fx_run(void *arg);
-KVS_HIDDEN void fx_drop(const struct fsec *s, uint64_t from, uint64_t to);
+KVS_HIDDEN void *dw_fx_run(void *arg);
+KVS_HIDDEN void dw_fx_drop(const struct fsec *s, uint64_t from, uint64_t to);
 
 /* dwarf_die.c: libdwarf errors and one DIE's parts. */
 KVS_HIDDEN int dw_fail(struct kvs_dwarf *d, struct kvs_error *e,
     Dwarf_Error err, const char *what, Dwarf_Off off);
-KVS_HIDDEN int die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die,
+KVS_HIDDEN int dw_die_at(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Die *die,
     struct kvs_error *e);
-KVS_HIDDEN Dwarf_Off die_off(struct kvs_dwarf *d, Dwarf_Die die);
-KVS_HIDDEN int next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib,
+KVS_HIDDEN Dwarf_Off dw_die_off(struct kvs_dwarf *d, Dwarf_Die die);
+KVS_HIDDEN int dw_next_sibling(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Die *sib,
     Dwarf_Error *err);
-KVS_HIDDEN int die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag,
+KVS_HIDDEN int dw_die_tag(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half *tag,
     struct kvs_error *e);
-KVS_HIDDEN int die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
+KVS_HIDDEN int dw_die_name(struct kvs_dwarf *d, Dwarf_Die die, const char **name,
     struct kvs_error *e);
-KVS_HIDDEN int die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
+KVS_HIDDEN int dw_die_has(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
     bool *has, struct kvs_error *e);
-KVS_HIDDEN int die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
+KVS_HIDDEN int dw_die_sconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
     int64_t *v, bool *present, struct kvs_error *e);
-KVS_HIDDEN int die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
+KVS_HIDDEN int dw_die_uconst(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
     uint64_t *v, bool *present, struct kvs_error *e);
-KVS_HIDDEN int die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
+KVS_HIDDEN int dw_die_ref(struct kvs_dwarf *d, Dwarf_Die die, Dwarf_Half at,
     Dwarf_Off *ref, struct kvs_error *e);
-KVS_HIDDEN int member_location(struct kvs_dwarf *d, Dwarf_Die die,
+KVS_HIDDEN int dw_member_location(struct kvs_dwarf *d, Dwarf_Die die,
     uint64_t *loc, struct kvs_error *e);
 
 /* dwarf_layout.c: answers (ti zeroed first; kvs_typeinfo as types.h). */
-KVS_HIDDEN int peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out,
+KVS_HIDDEN int dw_peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out,
     Dwarf_Half *tagp, struct kvs_error *e);
-KVS_HIDDEN int dim_count(struct kvs_dwarf *d, Dwarf_Die dim, uint64_t *count,
+KVS_HIDDEN int dw_dim_count(struct kvs_dwarf *d, Dwarf_Die dim, uint64_t *count,
     bool *known, struct kvs_error *e);
-KVS_HIDDEN int describe(struct kvs_dwarf *d, Dwarf_Off off,
+KVS_HIDDEN int dw_describe(struct kvs_dwarf *d, Dwarf_Off off,
     struct kvs_typeinfo *ti, Dwarf_Off *peeled, Dwarf_Half *ptag,
     struct kvs_error *e);
-KVS_HIDDEN int type_uncached(struct kvs_dwarf *d, const char *type,
+KVS_HIDDEN int dw_type_uncached(struct kvs_dwarf *d, const char *type,
     struct kvs_typeinfo *ti, struct kvs_error *e);
-KVS_HIDDEN int member_uncached(struct kvs_dwarf *d, const char *type,
+KVS_HIDDEN int dw_member_uncached(struct kvs_dwarf *d, const char *type,
     const char *path, struct kvs_typeinfo *ti, struct kvs_error *e);
-KVS_HIDDEN int variable_uncached(struct kvs_dwarf *d, const char *var,
+KVS_HIDDEN int dw_variable_uncached(struct kvs_dwarf *d, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
-KVS_HIDDEN int walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base,
+KVS_HIDDEN int dw_walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base,
     unsigned depth, kvs_member_cb cb, void *arg, struct kvs_error *e);
 
 /* dwarf_tname.c: the C spelling of the type at off, around decl. */
-KVS_HIDDEN int tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n,
+KVS_HIDDEN int dw_tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n,
     int depth, struct kvs_error *e);
 
 #endif

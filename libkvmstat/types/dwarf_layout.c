@@ -45,7 +45,7 @@ tag_kind(Dwarf_Half tag)
  * exists.  Returns the final offset (0 = void) and tag.
  */
 int
-peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out, Dwarf_Half *tagp,
+dw_peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out, Dwarf_Half *tagp,
     struct kvs_error *e)
 {
 	Dwarf_Die die = NULL;
@@ -61,12 +61,12 @@ peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out, Dwarf_Half *tagp,
 		if (depth > MAX_TYPE_DEPTH)
 			return kerr_set(e, KVS_E_DWARF, "type chain at DIE 0x%llx "
 			    "too deep (cycle?)", (unsigned long long)off);
-		if (die_at(d, off, &die, e) != 0)
+		if (dw_die_at(d, off, &die, e) != 0)
 			return -1;
-		if (die_tag(d, die, &tag, e) != 0)
+		if (dw_die_tag(d, die, &tag, e) != 0)
 			goto fail;
 		if (is_qualifier(tag)) {
-			if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+			if (dw_die_ref(d, die, DW_AT_type, &next, e) != 0)
 				goto fail;
 			dwarf_dealloc_die(die);
 			die = NULL;
@@ -81,14 +81,14 @@ peel(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Off *out, Dwarf_Half *tagp,
 			k = IX_ENUM;
 		else
 			break;
-		if (die_has(d, die, DW_AT_declaration, &decl, e) != 0)
+		if (dw_die_has(d, die, DW_AT_declaration, &decl, e) != 0)
 			goto fail;
 		if (decl) {
 			struct hent *he;
-			if (die_name(d, die, &name, e) != 0)
+			if (dw_die_name(d, die, &name, e) != 0)
 				goto fail;
-			if (name != NULL && ensure_index(d, e) == 0 &&
-			    (he = hm_find(&d->ix[k], name)) != NULL && !he->decl)
+			if (name != NULL && dw_ensure_index(d, e) == 0 &&
+			    (he = dw_hm_find(&d->ix[k], name)) != NULL && !he->decl)
 				off = he->off;
 		}
 		break;
@@ -110,7 +110,7 @@ addr_size(struct kvs_dwarf *d, Dwarf_Die die, uint64_t *sz, struct kvs_error *e)
 	Dwarf_Error err = NULL;
 
 	if (dwarf_get_die_address_size(die, &as, &err) != DW_DLV_OK)
-		return dw_fail(d, e, err, "reading address size", die_off(d, die));
+		return dw_fail(d, e, err, "reading address size", dw_die_off(d, die));
 	*sz = as;
 	return 0;
 }
@@ -157,8 +157,8 @@ default_lower_bound(struct kvs_dwarf *d, Dwarf_Die dim, int64_t *lb,
 	*lb = 0;
 	if (dwarf_CU_dieoffset_given_die(dim, &cuoff, &err) != DW_DLV_OK)
 		return dw_fail(d, e, err, "finding the compilation unit",
-		    die_off(d, dim));
-	if (die_at(d, cuoff, &cu, e) != 0)
+		    dw_die_off(d, dim));
+	if (dw_die_at(d, cuoff, &cu, e) != 0)
 		return -1;
 	err = NULL;
 	rc = dwarf_srclang(cu, &lang, &err);
@@ -178,27 +178,27 @@ default_lower_bound(struct kvs_dwarf *d, Dwarf_Die dim, int64_t *lb,
  * the language's default (0 in C, 1 in Ada or Fortran).  *known = false for
  * a flexible or variable-length dimension: no constant count or upper
  * bound, a non-constant lower bound, or an upper bound below lower - 1.
- * The one place that reads bounds: array_count and tname both use it.
+ * The one place that reads bounds: array_count and dw_tname both use it.
  */
 int
-dim_count(struct kvs_dwarf *d, Dwarf_Die dim, uint64_t *count, bool *known,
+dw_dim_count(struct kvs_dwarf *d, Dwarf_Die dim, uint64_t *count, bool *known,
     struct kvs_error *e)
 {
 	int64_t ub, lb;
 	bool has;
 
-	if (die_uconst(d, dim, DW_AT_count, count, known, e) != 0)
+	if (dw_die_uconst(d, dim, DW_AT_count, count, known, e) != 0)
 		return -1;
 	if (*known)
 		return 0;
-	if (die_sconst(d, dim, DW_AT_upper_bound, &ub, &has, e) != 0)
+	if (dw_die_sconst(d, dim, DW_AT_upper_bound, &ub, &has, e) != 0)
 		return -1;
 	if (!has)
 		return 0; /* char x[], or a bound computed at run time */
-	if (die_has(d, dim, DW_AT_lower_bound, &has, e) != 0)
+	if (dw_die_has(d, dim, DW_AT_lower_bound, &has, e) != 0)
 		return -1;
 	if (has) {
-		if (die_sconst(d, dim, DW_AT_lower_bound, &lb, &has, e) != 0)
+		if (dw_die_sconst(d, dim, DW_AT_lower_bound, &lb, &has, e) != 0)
 			return -1;
 		if (!has)
 			return 0; /* a lower bound computed at run time */
@@ -227,24 +227,24 @@ array_count(struct kvs_dwarf *d, Dwarf_Die arr, uint64_t *count, bool *flex,
 	*flex = false;
 	rc = dwarf_child(arr, &c, &err);
 	if (rc == DW_DLV_ERROR)
-		return dw_fail(d, e, err, "reading array dimensions", die_off(d, arr));
+		return dw_fail(d, e, err, "reading array dimensions", dw_die_off(d, arr));
 	while (rc == DW_DLV_OK) {
 		Dwarf_Half tag;
-		if (die_tag(d, c, &tag, e) != 0)
+		if (dw_die_tag(d, c, &tag, e) != 0)
 			goto fail;
 		if (is_dim(tag)) {
 			uint64_t cnt;
 			bool known;
-			if (dim_count(d, c, &cnt, &known, e) != 0)
+			if (dw_dim_count(d, c, &cnt, &known, e) != 0)
 				goto fail;
 			if (!known)
 				*flex = true;
 			else
 				n *= cnt;
 		}
-		rc = next_sibling(d, c, &s, &err);
+		rc = dw_next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
-			dw_fail(d, e, err, "reading array dimensions", die_off(d, c));
+			dw_fail(d, e, err, "reading array dimensions", dw_die_off(d, c));
 			goto fail;
 		}
 		dwarf_dealloc_die(c);
@@ -275,26 +275,26 @@ shape_of(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Half tag, struct shape *sh,
 		return kerr_set(e, KVS_E_DWARF, "type at DIE 0x%llx nests too deep",
 		    (unsigned long long)off);
 	sh->kind = tag_kind(tag);
-	if (die_at(d, off, &die, e) != 0)
+	if (dw_die_at(d, off, &die, e) != 0)
 		return -1;
 	switch (sh->kind) {
 	case KVS_KIND_POINTER:
-		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+		if (dw_die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
 			goto out;
 		if (!has && addr_size(d, die, &sh->size, e) != 0)
 			goto out;
-		if (die_ref(d, die, DW_AT_type, &sh->elem, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_type, &sh->elem, e) != 0)
 			goto out;
 		break;
 	case KVS_KIND_ARRAY: {
 		uint64_t esz;
 		kvs_kind_t ek;
-		if (die_ref(d, die, DW_AT_type, &sh->elem, e) != 0 ||
+		if (dw_die_ref(d, die, DW_AT_type, &sh->elem, e) != 0 ||
 		    array_count(d, die, &sh->count, &sh->flexible, e) != 0)
 			goto out;
 		if (type_size(d, sh->elem, &esz, &ek, depth + 1, e) != 0)
 			goto out;
-		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+		if (dw_die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
 			goto out;
 		if (!has)
 			sh->size = sh->count * esz;
@@ -304,13 +304,13 @@ shape_of(struct kvs_dwarf *d, Dwarf_Off off, Dwarf_Half tag, struct shape *sh,
 	case KVS_KIND_VOID:
 		break;
 	default:
-		if (die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
+		if (dw_die_uconst(d, die, DW_AT_byte_size, &sh->size, &has, e) != 0)
 			goto out;
 		if (!has && sh->kind == KVS_KIND_ENUM) {
 			/* DWARF 5 allows the size to come from DW_AT_type. */
 			Dwarf_Off ut;
 			kvs_kind_t uk;
-			if (die_ref(d, die, DW_AT_type, &ut, e) != 0)
+			if (dw_die_ref(d, die, DW_AT_type, &ut, e) != 0)
 				goto out;
 			if (ut != 0 && type_size(d, ut, &sh->size, &uk, depth + 1, e) != 0)
 				goto out;
@@ -332,7 +332,7 @@ type_size(struct kvs_dwarf *d, Dwarf_Off off, uint64_t *size, kvs_kind_t *kind,
 	Dwarf_Half tag;
 	struct shape sh;
 
-	if (peel(d, off, &p, &tag, e) != 0 ||
+	if (dw_peel(d, off, &p, &tag, e) != 0 ||
 	    shape_of(d, p, tag, &sh, depth, e) != 0)
 		return -1;
 	*size = sh.size;
@@ -342,7 +342,7 @@ type_size(struct kvs_dwarf *d, Dwarf_Off off, uint64_t *size, kvs_kind_t *kind,
 
 /* Fill ti (all but offset and bitfield fields) for the type at off. */
 int
-describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
+dw_describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
     Dwarf_Off *peeled, Dwarf_Half *ptag, struct kvs_error *e)
 {
 	char buf[TNAME_MAX] = "";
@@ -350,7 +350,7 @@ describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
 	Dwarf_Off p;
 	Dwarf_Half tag;
 
-	if (peel(d, off, &p, &tag, e) != 0 || shape_of(d, p, tag, &sh, 0, e) != 0)
+	if (dw_peel(d, off, &p, &tag, e) != 0 || shape_of(d, p, tag, &sh, 0, e) != 0)
 		return -1;
 	ti->size = sh.size;
 	ti->kind = sh.kind;
@@ -367,10 +367,10 @@ describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
 		if (ti->elem_kind == KVS_KIND_VOID || ti->elem_kind == KVS_KIND_FUNCTION)
 			ti->elem_size = 0;
 	}
-	if (tname(d, off, buf, sizeof(buf), 0, e) != 0)
+	if (dw_tname(d, off, buf, sizeof(buf), 0, e) != 0)
 		return -1;
-	if ((ti->type_name = intern(d, buf)) == NULL)
-		return nomem(e);
+	if ((ti->type_name = dw_intern(d, buf)) == NULL)
+		return dw_nomem(e);
 	if (peeled != NULL)
 		*peeled = p;
 	if (ptag != NULL)
@@ -381,15 +381,15 @@ describe(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_typeinfo *ti,
 /* ------------------------------------------------------------- queries */
 
 int
-type_uncached(struct kvs_dwarf *d, const char *type, struct kvs_typeinfo *ti,
+dw_type_uncached(struct kvs_dwarf *d, const char *type, struct kvs_typeinfo *ti,
     struct kvs_error *e)
 {
 	Dwarf_Off off;
 
 	memset(ti, 0, sizeof(*ti));
-	if (find_type(d, type, &off, e) != 0)
+	if (dw_find_type(d, type, &off, e) != 0)
 		return -1;
-	if (describe(d, off, ti, NULL, NULL, e) != 0)
+	if (dw_describe(d, off, ti, NULL, NULL, e) != 0)
 		return kerr_push(e, "type %s", type);
 	return 0;
 }
@@ -414,7 +414,7 @@ find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
 
 	if (depth > MAX_TYPE_DEPTH)
 		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
-	if (die_at(d, sou, &die, e) != 0)
+	if (dw_die_at(d, sou, &die, e) != 0)
 		return -1;
 	rc = dwarf_child(die, &c, &err);
 	if (rc == DW_DLV_ERROR) {
@@ -426,27 +426,27 @@ find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
 		const char *mn;
 		uint64_t loc;
 
-		if (die_tag(d, c, &tag, e) != 0 || die_name(d, c, &mn, e) != 0) {
+		if (dw_die_tag(d, c, &tag, e) != 0 || dw_die_name(d, c, &mn, e) != 0) {
 			found = -1;
 			break;
 		}
 		if (tag == DW_TAG_member && mn != NULL && strlen(mn) == len &&
 		    memcmp(mn, name, len) == 0) {
-			if (member_location(d, c, &loc, e) != 0) {
+			if (dw_member_location(d, c, &loc, e) != 0) {
 				found = -1;
 				break;
 			}
 			*mloc = loc;
-			*moff = die_off(d, c);
+			*moff = dw_die_off(d, c);
 			found = 1;
 			break;
 		}
 		if (tag == DW_TAG_member && mn == NULL && nanon < 16) {
 			Dwarf_Off t, p;
 			Dwarf_Half ptag;
-			if (die_ref(d, c, DW_AT_type, &t, e) != 0 ||
-			    peel(d, t, &p, &ptag, e) != 0 ||
-			    member_location(d, c, &loc, e) != 0) {
+			if (dw_die_ref(d, c, DW_AT_type, &t, e) != 0 ||
+			    dw_peel(d, t, &p, &ptag, e) != 0 ||
+			    dw_member_location(d, c, &loc, e) != 0) {
 				found = -1;
 				break;
 			}
@@ -456,7 +456,7 @@ find_member(struct kvs_dwarf *d, Dwarf_Off sou, const char *name, size_t len,
 				anon_loc[nanon++] = loc;
 			}
 		}
-		rc = next_sibling(d, c, &s, &err);
+		rc = dw_next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
 			dw_fail(d, e, err, "reading members", sou);
 			found = -1;
@@ -490,30 +490,30 @@ bitfield(struct kvs_dwarf *d, Dwarf_Die m, uint64_t loc, uint64_t *bitpos,
 
 	*bits = 0;
 	*bitpos = loc * 8;
-	if (die_uconst(d, m, DW_AT_bit_size, &bsz, &has, e) != 0)
+	if (dw_die_uconst(d, m, DW_AT_bit_size, &bsz, &has, e) != 0)
 		return -1;
 	if (!has)
 		return 0;
 	*bits = (unsigned)bsz;
-	if (die_uconst(d, m, DW_AT_data_bit_offset, &dbo, &hasdbo, e) != 0)
+	if (dw_die_uconst(d, m, DW_AT_data_bit_offset, &dbo, &hasdbo, e) != 0)
 		return -1;
 	if (hasdbo) {
 		/* DWARF 4/5: from the start of the containing struct. */
 		*bitpos = dbo;
 		return 0;
 	}
-	if (die_sconst(d, m, DW_AT_bit_offset, &bo, &hasbo, e) != 0)
+	if (dw_die_sconst(d, m, DW_AT_bit_offset, &bo, &hasbo, e) != 0)
 		return -1;
 	if (!hasbo)
 		return 0;
 	/* DWARF 2/3: bits from the most significant bit of a storage unit of
 	 * DW_AT_byte_size bytes at the member location (little-endian here). */
-	if (die_uconst(d, m, DW_AT_byte_size, &storage, &hasst, e) != 0)
+	if (dw_die_uconst(d, m, DW_AT_byte_size, &storage, &hasst, e) != 0)
 		return -1;
 	if (!hasst) {
 		Dwarf_Off t;
 		kvs_kind_t k;
-		if (die_ref(d, m, DW_AT_type, &t, e) != 0 ||
+		if (dw_die_ref(d, m, DW_AT_type, &t, e) != 0 ||
 		    type_size(d, t, &storage, &k, 0, e) != 0)
 			return -1;
 	}
@@ -522,7 +522,7 @@ bitfield(struct kvs_dwarf *d, Dwarf_Die m, uint64_t loc, uint64_t *bitpos,
 }
 
 int
-member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
+dw_member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
     struct kvs_typeinfo *ti, struct kvs_error *e)
 {
 	Dwarf_Off cur, moff = 0, mtype = 0;
@@ -534,9 +534,9 @@ member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
 	int rc;
 
 	memset(ti, 0, sizeof(*ti));
-	if (find_type(d, type, &cur, e) != 0)
+	if (dw_find_type(d, type, &cur, e) != 0)
 		return -1;
-	if (peel(d, cur, &cur, &tag, e) != 0)
+	if (dw_peel(d, cur, &cur, &tag, e) != 0)
 		return kerr_push(e, "type %s", type);
 	for (;;) {
 		size_t len;
@@ -565,21 +565,21 @@ member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
 			    (int)(p - path - 1), path);
 		}
 		acc = base + mloc;
-		if (die_at(d, moff, &m, e) != 0)
+		if (dw_die_at(d, moff, &m, e) != 0)
 			return -1;
-		rc = die_ref(d, m, DW_AT_type, &mtype, e);
+		rc = dw_die_ref(d, m, DW_AT_type, &mtype, e);
 		dwarf_dealloc_die(m);
 		if (rc != 0)
 			return -1;
 		if (dot == NULL)
 			break;
-		if (peel(d, mtype, &cur, &tag, e) != 0)
+		if (dw_peel(d, mtype, &cur, &tag, e) != 0)
 			return kerr_push(e, "%s.%s", type, path);
 		p = dot + 1;
 	}
-	if (describe(d, mtype, ti, NULL, NULL, e) != 0)
+	if (dw_describe(d, mtype, ti, NULL, NULL, e) != 0)
 		return kerr_push(e, "%s.%s", type, path);
-	if (die_at(d, moff, &m, e) != 0)
+	if (dw_die_at(d, moff, &m, e) != 0)
 		return -1;
 	rc = bitfield(d, m, mloc, &bitpos, &bits, e);
 	dwarf_dealloc_die(m);
@@ -598,7 +598,7 @@ member_uncached(struct kvs_dwarf *d, const char *type, const char *path,
 }
 
 int
-variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
+dw_variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
     struct kvs_error *e)
 {
 	struct hent *he;
@@ -606,11 +606,11 @@ variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
 	int depth;
 
 	memset(ti, 0, sizeof(*ti));
-	if (ensure_index(d, e) != 0)
+	if (dw_ensure_index(d, e) != 0)
 		return -1;
-	he = hm_find(&d->ix[IX_VAR], var);
+	he = dw_hm_find(&d->ix[IX_VAR], var);
 	if (he == NULL)
-		return not_found(d, e, "variable %s not found in DWARF", var);
+		return dw_not_found(d, e, "variable %s not found in DWARF", var);
 	/* The definition may carry only DW_AT_specification; its type is then
 	 * the declaration's (a definition that completes an array has its
 	 * own DW_AT_type, which wins). */
@@ -619,13 +619,13 @@ variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
 		Dwarf_Off spec = 0;
 		int rc;
 
-		if (die_at(d, off, &die, e) != 0)
+		if (dw_die_at(d, off, &die, e) != 0)
 			return -1;
-		rc = die_ref(d, die, DW_AT_type, &t, e);
+		rc = dw_die_ref(d, die, DW_AT_type, &t, e);
 		if (rc == 0 && t == 0) {
-			rc = die_ref(d, die, DW_AT_specification, &spec, e);
+			rc = dw_die_ref(d, die, DW_AT_specification, &spec, e);
 			if (rc == 0 && spec == 0)
-				rc = die_ref(d, die, DW_AT_abstract_origin, &spec, e);
+				rc = dw_die_ref(d, die, DW_AT_abstract_origin, &spec, e);
 		}
 		dwarf_dealloc_die(die);
 		if (rc != 0)
@@ -636,7 +636,7 @@ variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
 	}
 	if (t == 0)
 		return kerr_set(e, KVS_E_DWARF, "variable %s has no type in DWARF", var);
-	if (describe(d, t, ti, NULL, NULL, e) != 0)
+	if (dw_describe(d, t, ti, NULL, NULL, e) != 0)
 		return kerr_push(e, "variable %s", var);
 	return 0;
 }
@@ -648,7 +648,7 @@ variable_uncached(struct kvs_dwarf *d, const char *var, struct kvs_typeinfo *ti,
  * As btf.c's walk.
  */
 int
-walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
+dw_walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
     kvs_member_cb cb, void *arg, struct kvs_error *e)
 {
 	Dwarf_Die die, c = NULL, s = NULL;
@@ -657,7 +657,7 @@ walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
 
 	if (depth > MAX_TYPE_DEPTH)
 		return kerr_set(e, KVS_E_DWARF, "anonymous members nest too deep");
-	if (die_at(d, sou, &die, e) != 0)
+	if (dw_die_at(d, sou, &die, e) != 0)
 		return -1;
 	rc = dwarf_child(die, &c, &err);
 	if (rc == DW_DLV_ERROR)
@@ -671,17 +671,17 @@ walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
 		uint64_t loc, bitpos;
 		unsigned bits;
 
-		if (die_tag(d, c, &tag, e) != 0 || die_name(d, c, &mn, e) != 0) {
+		if (dw_die_tag(d, c, &tag, e) != 0 || dw_die_name(d, c, &mn, e) != 0) {
 			ret = -1;
 			break;
 		}
 		if (tag == DW_TAG_member) {
 			memset(&mi, 0, sizeof(mi));
 			memset(&ti, 0, sizeof(ti));
-			if (die_ref(d, c, DW_AT_type, &t, e) != 0 ||
-			    member_location(d, c, &loc, e) != 0 ||
+			if (dw_die_ref(d, c, DW_AT_type, &t, e) != 0 ||
+			    dw_member_location(d, c, &loc, e) != 0 ||
 			    bitfield(d, c, loc, &bitpos, &bits, e) != 0 ||
-			    describe(d, t, &ti, &p, &ptag, e) != 0) {
+			    dw_describe(d, t, &ti, &p, &ptag, e) != 0) {
 				ret = -1;
 				break;
 			}
@@ -697,11 +697,11 @@ walk_members(struct kvs_dwarf *d, Dwarf_Off sou, uint64_t base, unsigned depth,
 				break;
 			if (mn == NULL && (ptag == DW_TAG_structure_type ||
 			    ptag == DW_TAG_union_type || ptag == DW_TAG_class_type) &&
-			    (ret = walk_members(d, p, mi.bit_offset, depth + 1, cb,
+			    (ret = dw_walk_members(d, p, mi.bit_offset, depth + 1, cb,
 			    arg, e)) != 0)
 				break;
 		}
-		rc = next_sibling(d, c, &s, &err);
+		rc = dw_next_sibling(d, c, &s, &err);
 		if (rc == DW_DLV_ERROR) {
 			ret = dw_fail(d, e, err, "reading members", sou);
 			break;

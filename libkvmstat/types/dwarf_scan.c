@@ -3,8 +3,8 @@
  * run of units read straight from the bytes of .debug_info, each unit's
  * abbreviations decoded once, every top-level DIE's name, declaration flag,
  * sibling and specification read form by form, and the names put in the
- * thread's own maps (fx_run).  Also the paging of .debug_info: pages mapped
- * ahead of the reader and dropped behind it (fx_drop, which ctx_warm uses
+ * thread's own maps (dw_fx_run).  Also the paging of .debug_info: pages mapped
+ * ahead of the reader and dropped behind it (dw_fx_drop, which ctx_warm uses
  * too).  Setting up the threads and merging their maps is dwarf_index.c's.
  */
 #include <stdlib.h>
@@ -415,7 +415,7 @@ static bool
 fx_put(struct fx_thread *t, int k, const char *name, uint64_t off, bool decl)
 {
 	const struct fsec *info = &t->sh->info;
-	struct hent *he = hm_find(&t->ix[k], name);
+	struct hent *he = dw_hm_find(&t->ix[k], name);
 
 	if (he != NULL) {
 		if (he->decl && !decl) {
@@ -427,7 +427,7 @@ fx_put(struct fx_thread *t, int k, const char *name, uint64_t off, bool decl)
 	if ((const uint8_t *)name >= info->p && (const uint8_t *)name <
 	    info->p + info->n && (name = fx_copy(t, name)) == NULL)
 		return t->nomem = true, false;
-	if ((he = hm_add(&t->ix[k], name)) == NULL)
+	if ((he = dw_hm_add(&t->ix[k], name)) == NULL)
 		return t->nomem = true, false;
 	he->off = off;
 	he->decl = decl;
@@ -556,7 +556,7 @@ fx_unit(struct fx_thread *t, size_t cui, uint64_t start, uint64_t stop)
  * ends up counted whole in the process's RSS after one pass.
  */
 void
-fx_drop(const struct fsec *s, uint64_t from, uint64_t to)
+dw_fx_drop(const struct fsec *s, uint64_t from, uint64_t to)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a = ((uintptr_t)s->p + from + pg - 1) & ~(pg - 1);
@@ -589,7 +589,7 @@ fx_populate(const struct fsec *s, uint64_t from, uint64_t to)
 }
 
 void *
-fx_run(void *arg)
+dw_fx_run(void *arg)
 {
 	struct fx_thread *t = arg;
 	struct fx_shared *sh = t->sh;
@@ -615,11 +615,11 @@ fx_run(void *arg)
 		}
 		atomic_fetch_add(&sh->done, sh->cu[i + 1] - sh->cu[i]);
 		if (sh->drop && sh->cu[i + 1] - dropped >= (4u << 20)) {
-			fx_drop(&sh->info, dropped, sh->cu[i + 1]);
+			dw_fx_drop(&sh->info, dropped, sh->cu[i + 1]);
 			dropped = sh->cu[i + 1];
 		}
 	}
 	if (sh->drop)
-		fx_drop(&sh->info, dropped, sh->cu[i]);
+		dw_fx_drop(&sh->info, dropped, sh->cu[i]);
 	return NULL;
 }

@@ -2,8 +2,8 @@
  * dwarf_tname.c - the C spelling of a DWARF type ("struct x *",
  * "char [32]", "int (*)(int)", "const char *"), built from the inside out
  * with tname.h's steps, as btf.c spells a BTF type.  The DIEs are read by
- * dwarf_die.c, array bounds counted by dwarf_layout.c (dim_count), and the
- * result interned by the caller (describe).
+ * dwarf_die.c, array bounds counted by dwarf_layout.c (dw_dim_count), and the
+ * result interned by the caller (dw_describe).
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +17,8 @@
  * "char [32]", "int (*)(int)", "const char *".  Built outward-in as a
  * C declaration is read.
  */
-int
-tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
+static int
+spell(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
     struct kvs_error *e)
 {
 	Dwarf_Die die = NULL;
@@ -36,9 +36,9 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		kvs_tn_prepend(decl, n, head);
 		return 0;
 	}
-	if (die_at(d, off, &die, e) != 0)
+	if (dw_die_at(d, off, &die, e) != 0)
 		return -1;
-	if (die_tag(d, die, &tag, e) != 0 || die_name(d, die, &name, e) != 0)
+	if (dw_die_tag(d, die, &tag, e) != 0 || dw_die_name(d, die, &name, e) != 0)
 		goto out;
 	switch (tag) {
 	case DW_TAG_structure_type: case DW_TAG_class_type: kw = "struct "; break;
@@ -51,9 +51,9 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 		kvs_tn_prepend(decl, n, tag == DW_TAG_pointer_type ? "*" : "&");
-		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_type, &next, e) != 0)
 			goto out;
-		ret = tname(d, next, decl, n, depth + 1, e);
+		ret = spell(d, next, decl, n, depth + 1, e);
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -64,12 +64,12 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		    tag == DW_TAG_restrict_type ? "restrict" : "_Atomic";
 		Dwarf_Die t;
 		Dwarf_Half ttag = 0;
-		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_type, &next, e) != 0)
 			goto out;
 		if (next != 0) {
-			if (die_at(d, next, &t, e) != 0)
+			if (dw_die_at(d, next, &t, e) != 0)
 				goto out;
-			if (die_tag(d, t, &ttag, e) != 0) {
+			if (dw_die_tag(d, t, &ttag, e) != 0) {
 				dwarf_dealloc_die(t);
 				goto out;
 			}
@@ -80,9 +80,9 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 			snprintf(head, sizeof(head), "%s%s", q,
 			    decl[0] != '\0' ? " " : "");
 			kvs_tn_prepend(decl, n, head);
-			ret = tname(d, next, decl, n, depth + 1, e);
+			ret = spell(d, next, decl, n, depth + 1, e);
 		} else {
-			ret = tname(d, next, decl, n, depth + 1, e);
+			ret = spell(d, next, decl, n, depth + 1, e);
 			snprintf(head, sizeof(head), "%s ", q);
 			if (ret == 0)
 				kvs_tn_prepend(decl, n, head);
@@ -109,8 +109,8 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 			uint64_t cnt;
 			bool known;
 			size_t l = strlen(dims);
-			if (die_tag(d, c, &dtag, e) != 0 || (is_dim(dtag) &&
-			    dim_count(d, c, &cnt, &known, e) != 0)) {
+			if (dw_die_tag(d, c, &dtag, e) != 0 || (is_dim(dtag) &&
+			    dw_dim_count(d, c, &cnt, &known, e) != 0)) {
 				dwarf_dealloc_die(c);
 				goto out;
 			}
@@ -119,7 +119,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 				    (unsigned long long)cnt);
 			else if (is_dim(dtag))
 				snprintf(dims + l, sizeof(dims) - l, "[]");
-			rc = next_sibling(d, c, &s, &err);
+			rc = dw_next_sibling(d, c, &s, &err);
 			dwarf_dealloc_die(c);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, e, err, "reading array dimensions", off);
@@ -129,9 +129,9 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		}
 		if (strlen(decl) + strlen(dims) < n)
 			strcat(decl, dims);
-		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_type, &next, e) != 0)
 			goto out;
-		ret = tname(d, next, decl, n, depth + 1, e);
+		ret = spell(d, next, decl, n, depth + 1, e);
 		break;
 	}
 	case DW_TAG_subroutine_type: {
@@ -153,13 +153,13 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 			Dwarf_Half ptag;
 			Dwarf_Off pt;
 			p[0] = '\0';
-			if (die_tag(d, c, &ptag, e) != 0) {
+			if (dw_die_tag(d, c, &ptag, e) != 0) {
 				dwarf_dealloc_die(c);
 				goto out;
 			}
 			if (ptag == DW_TAG_formal_parameter) {
-				if (die_ref(d, c, DW_AT_type, &pt, e) != 0 ||
-				    tname(d, pt, p, sizeof(p), depth + 1, e) != 0) {
+				if (dw_die_ref(d, c, DW_AT_type, &pt, e) != 0 ||
+				    spell(d, pt, p, sizeof(p), depth + 1, e) != 0) {
 					dwarf_dealloc_die(c);
 					goto out;
 				}
@@ -170,7 +170,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 				snprintf(params + l, sizeof(params) - l, "%s%s",
 				    np++ ? ", " : "", p);
 			}
-			rc = next_sibling(d, c, &s, &err);
+			rc = dw_next_sibling(d, c, &s, &err);
 			dwarf_dealloc_die(c);
 			if (rc == DW_DLV_ERROR) {
 				dw_fail(d, e, err, "reading function parameters", off);
@@ -180,7 +180,7 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		}
 		if (np == 0) {
 			bool proto = false;
-			if (die_has(d, die, DW_AT_prototyped, &proto, e) != 0)
+			if (dw_die_has(d, die, DW_AT_prototyped, &proto, e) != 0)
 				goto out;
 			if (proto)
 				strcat(params, "void");
@@ -188,9 +188,9 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 		strcat(params, ")");
 		if (strlen(decl) + strlen(params) < n)
 			strcat(decl, params);
-		if (die_ref(d, die, DW_AT_type, &next, e) != 0)
+		if (dw_die_ref(d, die, DW_AT_type, &next, e) != 0)
 			goto out;
-		ret = tname(d, next, decl, n, depth + 1, e);
+		ret = spell(d, next, decl, n, depth + 1, e);
 		break;
 	}
 	default:
@@ -203,4 +203,15 @@ tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
 out:
 	dwarf_dealloc_die(die);
 	return ret;
+}
+
+/* The C spelling of the type at off (decl: what has been spelled around it
+ * so far, n bytes of room), out of line of its own recursion. */
+int
+dw_tname(struct kvs_dwarf *d, Dwarf_Off off, char *decl, size_t n, int depth,
+    struct kvs_error *e)
+{
+	if (n == 0)
+		return 0;
+	return spell(d, off, decl, n, depth, e);
 }

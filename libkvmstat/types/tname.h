@@ -18,7 +18,10 @@ kvs_tn_prepend(char *buf, size_t n, const char *pre)
 
 	if (lp + lb + 1 > n)
 		return; /* too long: keep what we have */
-	memmove(buf + lp, buf, lb + 1);
+	/* byte by byte from the end: the same as memmove(buf + lp, buf, lb + 1),
+	 * which gcc's bounds check misjudges at -O2 with the sanitizers */
+	for (size_t i = lb + 1; i-- > 0;)
+		buf[i + lp] = buf[i];
 	memcpy(buf, pre, lp);
 }
 
