@@ -96,15 +96,14 @@
  * the 64-bit fields to 4, the other 32-bit ABIs (arm, ppc, mips) to 8.
  */
 struct sublay {
-	const char *name;
 	uint8_t len, split, start, end, vmci_off, vmci_size, note_off, note_size,
 	    erase_off, erase_size, start64, end64, mapnr64;
 };
-static const struct sublay sub_lp64 = { "64-bit", 104, 12, 16, 24, 32, 40, 48, 56, 64, 72,
+static const struct sublay sub_lp64 = { 104, 12, 16, 24, 32, 40, 48, 56, 64, 72,
 	80, 88, 96 };
-static const struct sublay sub_ilp32_packed = { "32-bit (i386)", 80, 8, 12, 16, 20, 28, 32,
+static const struct sublay sub_ilp32_packed = { 80, 8, 12, 16, 20, 28, 32,
 	40, 44, 52, 56, 64, 72 };
-static const struct sublay sub_ilp32_aligned = { "32-bit", 96, 8, 12, 16, 24, 32, 40, 48,
+static const struct sublay sub_ilp32_aligned = { 96, 8, 12, 16, 24, 32, 40, 48,
 	56, 64, 72, 80, 88 };
 
 /* ------------------------------------------------ the flattened stream */
