@@ -400,6 +400,7 @@ flat_build(const struct built *o, uint64_t seed, bool garbage, size_t *len)
 /* ------------------------------------------------------------ mapping */
 
 struct mapped {
+	char path[4096];
 	int fd;
 	struct stat st;
 	void *map;
@@ -444,6 +445,8 @@ map_buf(struct mapped *m, const char *name, const void *buf, size_t len)
 	}
 	ck_assert_int_eq(close(fd), 0);
 	map_path(m, path);
+	snprintf(m->path, sizeof(m->path), "%s", path);
+	m->a.path = m->path;       /* path[] ends here */
 }
 
 static void
@@ -566,7 +569,7 @@ check_reads(const struct spec *s, const struct built *o, struct mapped *m, const
 		}
 		char addr[64];
 		const char *why = !pf_mem(s, pfn) ? "(no memory there)" :
-		    !pf_dumped(s, pfn) ? "(filtered out)" : "another part of a split dump";
+		    !pf_dumped(s, pfn) ? "(filtered out)" : "in a part of a split dump not given";
 		snprintf(addr, sizeof(addr), "physical 0x%llx not in dump", (unsigned long long)pa);
 		REQUIRE(rc == -1 && e.status == KVS_E_NOTDUMPED, "pfn 0x%llx: rc %d, %s", (unsigned long long)pfn,
 		    rc, e.msg);
@@ -968,8 +971,9 @@ START_TEST(kdump_bad_headers)
 	expect_fail(c, o.len, KVS_E_VERSION, "version 0", NULL);
 	memcpy(c, o.b, o.len); put32(c, 8, 7);
 	expect_fail(c, o.len, KVS_E_VERSION, "version 7", NULL);
+	/* A big-endian version with little-endian fields: read big-endian. */
 	memcpy(c, o.b, o.len); put32(c, 8, 0x06000000);
-	expect_fail(c, o.len, KVS_E_VERSION, "big-endian", NULL);
+	expect_fail(c, o.len, KVS_E_FORMAT, "block size 1048576", "64-bit big-endian");
 	/* Absurd block sizes. */
 	static const uint32_t bad_bs[] = { 0, 512, 3000, 4097, 1U << 20, 0xfffff000 };
 	for (size_t i = 0; i < sizeof(bad_bs) / sizeof(bad_bs[0]); i++) {
@@ -981,8 +985,6 @@ START_TEST(kdump_bad_headers)
 	/* Sub-header sizes. */
 	memcpy(c, o.b, o.len); put32(c, 432, 0xffffffff);
 	expect_fail(c, o.len, KVS_E_FORMAT, "sub-header of -1 blocks", NULL);
-	memcpy(c, o.b, o.len); put32(c, 432, 0);
-	expect_fail(c, o.len, KVS_E_FORMAT, "version 6 sub-header", NULL);
 	memcpy(c, o.b, o.len); put32(c, 432, 0x7fffffff);
 	expect_fail(c, o.len, KVS_E_TRUNCATED, "sub-header", "2147483647 blocks");
 	/* Bitmaps larger than the file, odd, or too small for max_mapnr. */
@@ -1435,6 +1437,381 @@ START_TEST(kdump_not_mine)
 }
 END_TEST
 
+/* ------------------------------------- other machines' headers (item 8) */
+
+/*
+ * Dumps of other machines, written here from the C structs as each machine
+ * lays them out: struct disk_dump_header has struct timeval (two longs)
+ * after utsname, so on a 32-bit machine (timeval 8 bytes, 4-aligned) every
+ * later int sits 12 bytes earlier than on a 64-bit one; struct
+ * kdump_sub_header has unsigned long phys_base, start_pfn, end_pfn and
+ * sizes, 64-bit off_t offsets (4-aligned on i386 and in QEMU's packed
+ * header, 8-aligned on arm), u64 v6 fields.  Every field is in the
+ * machine's byte order.  Memory: pfns below X_MEM; pfn % 4 == 1 filtered
+ * out; the rest dumped (zlib, or raw when that is not smaller, the zero
+ * pages sharing one raw zero page).
+ */
+#define X_MEM 24U
+
+struct xspec {
+	const char *machine;
+	bool be;
+	unsigned word;          /* sizeof(long): 4 or 8 */
+	bool aligned;           /* 32-bit: off_t 8-aligned in the sub-header */
+	unsigned sub_blocks;    /* 0: no sub-header */
+	unsigned version;
+	uint32_t max_mapnr;
+	uint32_t total_ram, device, written;  /* header fields nothing reads */
+	bool split;
+	uint64_t start, end;
+	bool vmci_sub, vmci_note;
+	int comp;
+};
+
+/* Sub-header offsets: phys_base, dump_level, split, start, end, vmci off,
+ * size, note off, size, erase off, size, start64, end64, mapnr64. */
+enum { S_PB, S_DL, S_SPLIT, S_START, S_END, S_VO, S_VS, S_NO, S_NS, S_EO, S_ES, S_S64,
+	S_E64, S_M64, S_N };
+static const unsigned sub64[S_N] = { 0, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96 };
+static const unsigned sub32p[S_N] = { 0, 4, 8, 12, 16, 20, 28, 32, 40, 44, 52, 56, 64, 72 };
+static const unsigned sub32a[S_N] = { 0, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88 };
+
+static bool
+x_dumped(uint64_t pfn)
+{
+	return pfn < X_MEM && pfn % 4 != 1;
+}
+
+static bool
+x_here(const struct xspec *x, uint64_t pfn)
+{
+	return x_dumped(pfn) && (!x->split || (pfn >= x->start && pfn < x->end));
+}
+
+static void
+xput(const struct xspec *x, uint8_t *b, uint64_t off, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		b[off + i] = (uint8_t)(v >> (8 * (x->be ? n - 1 - i : i)));
+}
+
+static uint8_t *
+x_build(const struct xspec *x, size_t *len, uint64_t *ndesc, uint64_t *ncomp)
+{
+	const unsigned *so = x->word == 8 ? sub64 : x->aligned ? sub32a : sub32p;
+	const unsigned st = x->word == 8 ? 424 : 412, w = x->word;
+	uint64_t bmbytes = ((x->max_mapnr + 7) / 8 + PG - 1) / PG * PG;
+	uint64_t bm1 = (1 + x->sub_blocks) * PG, pd0 = bm1 + 2 * bmbytes, nd = 0, at, d = 0;
+	uint8_t page[PG], comp[CAP];
+	uint8_t *b;
+
+	for (uint64_t pfn = 0; pfn < X_MEM; pfn++)
+		nd += x_here(x, pfn);
+	b = calloc(1, pd0 + nd * 24 + PG + nd * PG);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, "KDUMP   ", 8);
+	xput(x, b, 8, x->version, 4);
+	memcpy(b + 12, "Linux", 5);
+	memcpy(b + 12 + 4 * 65, x->machine, strlen(x->machine));
+	xput(x, b, st - 2 * w, 1700000000, w);        /* timestamp */
+	xput(x, b, st - w, 123457, w);
+	xput(x, b, st, x->comp == C_NONE ? 0 : C_ZLIB, 4);
+	xput(x, b, st + 4, PG, 4);
+	xput(x, b, st + 8, x->sub_blocks, 4);
+	xput(x, b, st + 12, 2 * bmbytes / PG, 4);
+	xput(x, b, st + 16, x->max_mapnr, 4);
+	xput(x, b, st + 20, x->total_ram, 4);
+	xput(x, b, st + 24, x->device, 4);
+	xput(x, b, st + 28, x->written, 4);
+	xput(x, b, st + 36, 2, 4);                    /* nr_cpus */
+	if (x->sub_blocks > 0) {
+		xput(x, b, PG + so[S_PB], 0x1000000, w);
+		xput(x, b, PG + so[S_DL], 31, 4);
+		if (x->split) {
+			xput(x, b, PG + so[S_SPLIT], 1, 4);
+			xput(x, b, PG + so[S_START], x->start, w);
+			xput(x, b, PG + so[S_END], x->end, w);
+		}
+		memcpy(b + VMCI_AT, vmci_text, sizeof(vmci_text) - 1);
+		if (x->vmci_sub) {
+			xput(x, b, PG + so[S_VO], VMCI_AT, 8);
+			xput(x, b, PG + so[S_VS], sizeof(vmci_text) - 1, w);
+		}
+		if (x->vmci_note) {
+			uint64_t n = NOTE_AT;
+			xput(x, b, n, 11, 4);
+			xput(x, b, n + 4, sizeof(vmci_text) - 1, 4);
+			memcpy(b + n + 12, "VMCOREINFO", 11);
+			memcpy(b + n + 24, vmci_text, sizeof(vmci_text) - 1);
+			xput(x, b, PG + so[S_NO], NOTE_AT, 8);
+			xput(x, b, PG + so[S_NS], 24 + ((sizeof(vmci_text) - 1 + 3) & ~3UL), w);
+		}
+		if (x->version >= 5) {                /* erase info: an empty text */
+			xput(x, b, PG + so[S_EO], PG + 3000, 8);
+			xput(x, b, PG + so[S_ES], 0, w);
+		}
+		if (x->version >= 6) {
+			if (x->split) {
+				xput(x, b, PG + so[S_S64], x->start, 8);
+				xput(x, b, PG + so[S_E64], x->end, 8);
+			}
+			xput(x, b, PG + so[S_M64], x->max_mapnr, 8);
+		}
+	}
+	for (uint64_t pfn = 0; pfn < X_MEM; pfn++) {
+		b[bm1 + pfn / 8] |= (uint8_t)(1U << (pfn % 8));
+		if (x_dumped(pfn))
+			b[bm1 + bmbytes + pfn / 8] |= (uint8_t)(1U << (pfn % 8));
+	}
+	uint64_t zero = pd0 + nd * 24;
+	at = zero + PG;
+	*ncomp = 0;
+	for (uint64_t pfn = 0; pfn < X_MEM; pfn++) {
+		uint64_t pd = pd0 + 24 * d;
+		size_t n;
+		if (!x_here(x, pfn))
+			continue;
+		d++;
+		page_of(pfn, page);
+		xput(x, b, pd + 16, 0x200, 8);
+		if (pfn % 6 == 3) {
+			xput(x, b, pd, zero, 8);
+			xput(x, b, pd + 8, PG, 4);
+			continue;
+		}
+		int c = x->comp == C_MIXED ? (int[]){ C_ZLIB, C_LZO, C_SNAPPY, C_ZSTD }[pfn % 4] :
+		    x->comp;
+		n = squeeze(c, page, PG, comp, sizeof(comp));
+		xput(x, b, pd, at, 8);
+		if (n > 0) {
+			xput(x, b, pd + 8, n, 4);
+			xput(x, b, pd + 12, (uint64_t)c, 4);
+			memcpy(b + at, comp, n);
+			at += n;
+			++*ncomp;
+		} else {
+			xput(x, b, pd + 8, PG, 4);
+			memcpy(b + at, page, PG);
+			at += PG;
+		}
+	}
+	*ndesc = nd;
+	*len = at;
+	return b;
+}
+
+/* The dump x describes: opened by the source (info, VMCOREINFO, every pfn's
+ * bytes or why it is missing) and by kvs_open for its bytes alone. */
+static void
+x_check(const struct xspec *x, const char *name)
+{
+	uint64_t nd, nc;
+	size_t len;
+	uint8_t *b = x_build(x, &len, &nd, &nc);
+	uint8_t got[PG], want[PG];
+	struct kvs_src_info in;
+	struct kvs_dumpinfo di;
+	struct kvs_error e;
+	struct mapped m;
+	char err[KVS_ERRBUF_SIZE];
+	void *priv;
+	kvs_t *kv;
+
+	if (x->comp != C_NONE)
+		ck_assert_msg(nc > 4, "%s: only %llu pages compressed", name, (unsigned long long)nc);
+	map_buf(&m, name, b, len);
+	priv = open_ok(&m);
+	kd->info(priv, &in);
+	ck_assert_str_eq(in.format, "kdump");
+	ck_assert_uint_eq(in.format_version, x->version);
+	ck_assert_uint_eq(in.page_size, PG);
+	if (x->vmci_sub || x->vmci_note) {
+		ck_assert_msg(in.vmcoreinfo != NULL, "%s: no VMCOREINFO", name);
+		ck_assert_uint_eq(in.vmcoreinfo_len, sizeof(vmci_text) - 1);
+		ck_assert_int_eq(memcmp(in.vmcoreinfo, vmci_text, sizeof(vmci_text) - 1), 0);
+	} else
+		ck_assert_ptr_null(in.vmcoreinfo);
+	ck_assert_uint_eq(kd->dumped_pages(priv), nd);
+	for (uint64_t pfn = 0; pfn < X_MEM + 3; pfn++) {
+		kerr_clear(&e);
+		int rc = kd->read_phys(priv, pfn * PG, got, PG, &e);
+		if (x_here(x, pfn)) {
+			ck_assert_msg(rc == 0, "%s pfn %llu: %s", name, (unsigned long long)pfn, e.msg);
+			page_of(pfn, want);
+			ck_assert_msg(memcmp(got, want, PG) == 0, "%s pfn %llu: wrong bytes", name,
+			    (unsigned long long)pfn);
+		} else {
+			ck_assert_msg(rc == -1 && e.status == KVS_E_NOTDUMPED, "%s pfn %llu: rc %d %s",
+			    name, (unsigned long long)pfn, rc, e.msg);
+			ck_assert_msg(strstr(e.msg, !x_dumped(pfn) ? (pfn < X_MEM ? "filtered out" :
+			    "no memory there") : "not given") != NULL, "%s pfn %llu: %s", name,
+			    (unsigned long long)pfn, e.msg);
+		}
+	}
+	kd->close(priv);
+
+	kv = kvs_open(NULL, m.path, KVS_O_FORMAT_ONLY, err);
+	ck_assert_msg(kv != NULL, "%s: %s", name, err);
+	ck_assert_int_eq(kvs_dumpinfo(kv, &di), 0);
+	ck_assert_str_eq(di.format, "kdump");
+	ck_assert_uint_eq(di.page_size, PG);
+	ck_assert_uint_eq(di.dumped_pages, nd);
+	for (uint64_t pfn = 0; pfn < X_MEM + 3; pfn++) {
+		int rc = kvs_read_phys(kv, pfn * PG + 16, got, 64);
+		if (x_here(x, pfn)) {
+			ck_assert_msg(rc == 0, "%s pfn %llu: %s", name, (unsigned long long)pfn,
+			    kvs_geterr(kv));
+			page_of(pfn, want);
+			ck_assert_mem_eq(got, want + 16, 64);
+		} else {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_int_eq(kvs_errstatus(kv), KVS_E_NOTDUMPED);
+		}
+	}
+	kvs_close(kv);
+	map_close(&m);
+	free(b);
+}
+
+/* 32-bit little-endian (i386): the header 12 bytes shorter before status,
+ * 32-bit unsigned longs and 4-aligned offsets in the sub-header.  The
+ * header's fields read as a 64-bit header are consistent too here
+ * (block_size 4096 from max_mapnr, no sub-header from total_ram_blocks 0,
+ * two bitmap blocks from device_blocks, max_mapnr 5 from written_blocks):
+ * the machine, i686, decides.  v5 reads the 32-bit start_pfn/end_pfn of a
+ * split part; arm's sub-header aligns its offsets to 8. */
+START_TEST(kdump_32bit)
+{
+	struct xspec i686 = { .machine = "i686", .word = 4, .sub_blocks = 1, .version = 6,
+		.max_mapnr = 4096, .device = 2, .written = 5, .vmci_sub = true, .comp = C_ZLIB };
+	struct xspec v5 = { .machine = "i686", .word = 4, .sub_blocks = 2, .version = 5,
+		.max_mapnr = 100, .split = true, .start = 8, .end = 20, .vmci_note = true,
+		.comp = C_ZLIB };
+	struct xspec arm = { .machine = "armv7l", .word = 4, .aligned = true, .sub_blocks = 1,
+		.version = 6, .max_mapnr = 1000, .vmci_sub = true, .vmci_note = true,
+		.comp = C_MIXED };
+	struct xspec arm5 = arm;
+
+	x_check(&i686, "i686");
+	x_check(&v5, "i686-v5-split");
+	x_check(&arm, "armv7l");
+	arm5.version = 5;
+	arm5.vmci_note = false;
+	x_check(&arm5, "armv7l-v5");
+}
+END_TEST
+
+/* Big-endian: ppc64 (64-bit), and a 32-bit one with no machine name (as
+ * QEMU may write), whose fields alone tell its word size: every header,
+ * sub-header, note and descriptor field read big-endian. */
+START_TEST(kdump_big_endian)
+{
+	struct xspec ppc64 = { .machine = "ppc64", .be = true, .word = 8, .sub_blocks = 1,
+		.version = 6, .max_mapnr = 3000, .vmci_note = true, .comp = C_ZLIB };
+	struct xspec s390x = { .machine = "s390x", .be = true, .word = 8, .sub_blocks = 1,
+		.version = 6, .max_mapnr = 64, .split = true, .start = 4, .end = 40,
+		.vmci_sub = true, .comp = C_MIXED };
+	struct xspec be32 = { .machine = "", .be = true, .word = 4, .sub_blocks = 1,
+		.version = 6, .max_mapnr = 100, .vmci_sub = true, .comp = C_ZLIB };
+	struct xspec be32v3 = { .machine = "ppc", .be = true, .word = 4, .aligned = true,
+		.sub_blocks = 1, .version = 3, .max_mapnr = 77, .vmci_sub = true, .comp = C_ZLIB };
+
+	x_check(&ppc64, "ppc64");
+	x_check(&s390x, "s390x");
+	x_check(&be32, "be32");
+	x_check(&be32v3, "ppc-v3");
+}
+END_TEST
+
+/* sub_hdr_size 0: no sub-header (bitmaps from block 1 on), so no
+ * VMCOREINFO and the main header's max_mapnr, even at version 6. */
+START_TEST(kdump_no_subheader)
+{
+	struct xspec v6 = { .machine = "x86_64", .word = 8, .version = 6, .max_mapnr = 50,
+		.comp = C_ZLIB };
+	struct xspec v1 = { .machine = "x86_64", .word = 8, .version = 1, .max_mapnr = 30,
+		.comp = C_NONE };
+	struct xspec i686 = { .machine = "i686", .word = 4, .version = 6, .max_mapnr = 40,
+		.comp = C_ZLIB };
+
+	x_check(&v6, "nosub-v6");
+	x_check(&v1, "nosub-v1");
+	x_check(&i686, "nosub-i686");
+}
+END_TEST
+
+/* A split set with a part missing names the pfns no part given holds;
+ * with every part given nothing asks for more parts. */
+START_TEST(kdump_split_missing)
+{
+	static const uint64_t cut[] = { 0, 200, 451, 640 };
+	struct spec all = { .max_mapnr = 640, .holes = true, .filter = true };
+	struct mapped m[3];
+	struct built o[3];
+	struct kvs_error e;
+	uint8_t got[PG];
+	void *priv;
+
+	for (int p = 0; p < 3; p++) {
+		struct spec s = { .version = 6, .max_mapnr = 640, .comp = C_ZLIB, .holes = true,
+			.filter = true, .split = true, .start = cut[p], .end = cut[p + 1],
+			.vmci_sub = true, .status = C_ZLIB };
+		char name[32];
+		kd_build(&s, &o[p]);
+		snprintf(name, sizeof(name), "miss%d", p);
+		map_buf(&m[p], name, o[p].b, o[p].len);
+	}
+	/* Parts 2 and 0: [200, 451) missing; its first and last pfns dumped. */
+	ck_assert(pf_dumped(&all, 200) && pf_dumped(&all, 450));
+	priv = open_ok(&m[2]);
+	kerr_clear(&e);
+	ck_assert_msg(kd->add_part(priv, &m[0].a, &e) == 0, "%s", e.msg);
+	for (uint64_t pfn = 0; pfn < 640; pfn++) {
+		kerr_clear(&e);
+		int rc = kd->read_phys(priv, pfn * PG, got, PG, &e);
+		if (pf_dumped(&all, pfn) && (pfn < 200 || pfn >= 451)) {
+			REQUIRE(rc == 0, "pfn 0x%llx: %s", (unsigned long long)pfn, e.msg);
+			continue;
+		}
+		REQUIRE(rc == -1 && e.status == KVS_E_NOTDUMPED, "pfn 0x%llx: rc %d", (unsigned long long)pfn, rc);
+		if (pf_dumped(&all, pfn))
+			REQUIRE(strstr(e.msg, "no part given holds pfns 0xc8-0x1c3; give every part") !=
+			    NULL, "pfn 0x%llx: %s", (unsigned long long)pfn, e.msg);
+		else
+			REQUIRE(strstr(e.msg, "give every part") == NULL, "pfn 0x%llx: %s",
+			    (unsigned long long)pfn, e.msg);
+	}
+	kd->close(priv);
+	/* Part 1 alone: the pfns on both sides are missing. */
+	priv = open_ok(&m[1]);
+	expect_read_fail(priv, 0, 8, KVS_E_NOTDUMPED, 0, "no part given holds pfns 0x0-0xc8;");
+	expect_read_fail(priv, 451 * PG, 8, KVS_E_NOTDUMPED, 451 * PG,
+	    "no part given holds pfns 0x1c3-0x280;");
+	kd->close(priv);
+	/* Every part: a page none holds is filtered out or no memory. */
+	priv = open_ok(&m[1]);
+	for (int p = 0; p < 3; p += 2) {
+		kerr_clear(&e);
+		ck_assert_msg(kd->add_part(priv, &m[p].a, &e) == 0, "%s", e.msg);
+	}
+	for (uint64_t pfn = 0; pfn < 643; pfn++) {
+		kerr_clear(&e);
+		int rc = kd->read_phys(priv, pfn * PG, got, PG, &e);
+		if (pf_dumped(&all, pfn))
+			REQUIRE(rc == 0, "pfn 0x%llx: %s", (unsigned long long)pfn, e.msg);
+		else
+			REQUIRE(rc == -1 && e.status == KVS_E_NOTDUMPED && strstr(e.msg, "part") == NULL &&
+			    strstr(e.msg, pf_mem(&all, pfn) ? "(filtered out)" : "(no memory there)"),
+			    "pfn 0x%llx: rc %d %s", (unsigned long long)pfn, rc, e.msg);
+	}
+	kd->close(priv);
+	for (int p = 0; p < 3; p++) {
+		map_close(&m[p]);
+		free(o[p].b);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1454,6 +1831,10 @@ main(void)
 	tcase_add_test(tc, kdump_bad_pages);
 	tcase_add_test(tc, kdump_open_cost);
 	tcase_add_test(tc, kdump_not_mine);
+	tcase_add_test(tc, kdump_32bit);
+	tcase_add_test(tc, kdump_big_endian);
+	tcase_add_test(tc, kdump_no_subheader);
+	tcase_add_test(tc, kdump_split_missing);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

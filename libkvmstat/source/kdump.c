@@ -5,7 +5,9 @@
  * `makedumpfile -F` and QEMU's dump-guest-memory kdump-* formats write.
  *
  * The file, in blocks of block_size bytes (the dumped kernel's page size),
- * every field little-endian (the dumped machine's order; amd64 here):
+ * every field in the dumped machine's byte order and word size (64- or
+ * 32-bit, little- or big-endian: kd_layout says how each is told from the
+ * file itself):
  *
  *   block 0        main header: signature, header_version, utsname,
  *                  timestamp, status, block_size, sub_hdr_size (blocks),
@@ -32,7 +34,7 @@
  * bitmaps but descriptors and data only for the pfns [start_pfn, end_pfn)
  * its sub-header names: descriptor i of a part is the i-th dumped page from
  * start_pfn on.  One part opens on its own; pages the other parts hold are
- * reported as not in this dump, naming the range this part holds.
+ * reported as not in this dump, naming the pfns no part given holds.
  *
  * The flattened stream is a 4 KiB header ("makedumpfile", then big-endian
  * type 1 and version 1) and records of (big-endian offset, size, data) that
@@ -74,33 +76,35 @@
 #define FLAT_TYPE 1
 #define FLAT_VERSION 1
 #define HDR_LEN 464             /* struct disk_dump_header on LP64 */
+#define HDR_LEN32 452           /* on ILP32 */
+#define HDR_STATUS64 424        /* the first field after struct timeval */
+#define HDR_STATUS32 412
+#define HDR_MACHINE (12 + 4 * 65) /* utsname.machine */
 #define MIN_BLOCK 4096U
 #define MAX_BLOCK 65536U
 #define MAX_VERSION 6
 #define VMCOREINFO_MAX (1U << 20)
 #define NOTES_MAX (4U << 20)
-#define SUB_NEED_MAX 104
+#define SUB_MAX 104
 
-/* Sub-header fields (offsets in the sub-header, first version having them). */
-#define SH_SPLIT 12             /* v2: int split, u64 start_pfn, end_pfn */
-#define SH_START 16
-#define SH_END 24
-#define SH_VMCI_OFF 32          /* v3 */
-#define SH_VMCI_SIZE 40
-#define SH_NOTE_OFF 48          /* v4 */
-#define SH_NOTE_SIZE 56
-#define SH_START64 80           /* v6 */
-#define SH_END64 88
-#define SH_MAPNR64 96
-static const unsigned sub_need[MAX_VERSION + 1] = { 0, 0, 32, 48, 64, 80, 104 };
-
-static uint64_t
-be64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
+/*
+ * Where the sub-header's fields lie (struct kdump_sub_header, compiled by
+ * the dumping machine): phys_base, the pfns and the sizes are unsigned
+ * long, the file offsets off_t (64-bit: makedumpfile is built with large
+ * files), the v6 fields u64.  LP64 aligns everything to 8; ILP32 comes in
+ * two kinds: i386 (and QEMU's packed header for every 32-bit guest) aligns
+ * the 64-bit fields to 4, the other 32-bit ABIs (arm, ppc, mips) to 8.
+ */
+struct sublay {
+	uint8_t len, split, start, end, vmci_off, vmci_size, note_off, note_size,
+	    erase_off, erase_size, start64, end64, mapnr64;
+};
+static const struct sublay sub_lp64 = { 104, 12, 16, 24, 32, 40, 48, 56, 64, 72,
+	80, 88, 96 };
+static const struct sublay sub_ilp32_packed = { 80, 8, 12, 16, 20, 28, 32,
+	40, 44, 52, 56, 64, 72 };
+static const struct sublay sub_ilp32_aligned = { 96, 8, 12, 16, 24, 32, 40, 48,
+	56, 64, 72, 80, 88 };
 
 /* ------------------------------------------------ the flattened stream */
 
@@ -308,8 +312,8 @@ notes_vmcoreinfo(struct kdump *k, uint64_t off, uint64_t size, struct kvs_error 
 		uint32_t namesz, descsz;
 		uint64_t name, desc, next;
 		kdump_view_read(k, p, nh, end - p >= sizeof(nh) ? sizeof(nh) : 12);
-		namesz = le32(nh);
-		descsz = le32(nh + 4);
+		namesz = kd32(k, nh);
+		descsz = kd32(k, nh + 4);
 		name = p + 12;
 		desc = name + ((namesz + 3ULL) & ~3ULL);
 		next = desc + ((descsz + 3ULL) & ~3ULL);
@@ -334,43 +338,177 @@ notes_vmcoreinfo(struct kdump *k, uint64_t off, uint64_t size, struct kvs_error 
 	return 0;
 }
 
+/* The main header's fields after utsname, read with the status at `at`. */
+struct hdr_fields {
+	uint32_t status, bmblocks, max_mapnr, total_ram, device, written, cur_cpu;
+	int32_t bsz, subsz, nr_cpus;
+};
+
+static void
+hdr_fields(const struct kdump *k, const uint8_t *h, unsigned at, struct hdr_fields *f)
+{
+	f->status = kd32(k, h + at);
+	f->bsz = (int32_t)kd32(k, h + at + 4);
+	f->subsz = (int32_t)kd32(k, h + at + 8);
+	f->bmblocks = kd32(k, h + at + 12);
+	f->max_mapnr = kd32(k, h + at + 16);
+	f->total_ram = kd32(k, h + at + 20);
+	f->device = kd32(k, h + at + 24);
+	f->written = kd32(k, h + at + 28);
+	f->cur_cpu = kd32(k, h + at + 32);
+	f->nr_cpus = (int32_t)kd32(k, h + at + 36);
+}
+
+/* A reading of the main header a dump could have: a block size that is a
+ * power of two, a sub-header, two non-empty bitmaps of equal size within
+ * the file, and a max_mapnr they can hold. */
+static bool
+hdr_consistent(const struct kdump *k, const struct hdr_fields *f)
+{
+	if (f->bsz < (int32_t)MIN_BLOCK || f->bsz > (int32_t)MAX_BLOCK || (f->bsz & (f->bsz - 1)))
+		return false;
+	if (f->subsz < 0 || f->bmblocks == 0 || f->bmblocks % 2 != 0)
+		return false;
+	if ((1 + (uint64_t)f->subsz + f->bmblocks) * (uint64_t)f->bsz > k->size)
+		return false;
+	return f->max_mapnr > 0 && f->max_mapnr <= (uint64_t)f->bmblocks / 2 * f->bsz * 8;
+}
+
+/* utsname.machine names a 32-bit kernel (only when the fields cannot tell). */
+static bool
+machine_32bit(const uint8_t *h)
+{
+	static const char *const m32[] = { "i386", "i486", "i586", "i686", "arm", "armv7l",
+		"armv6l", "armv5tel", "ppc", "mips", "s390", "sparc", "riscv32" };
+	char m[66];
+
+	memcpy(m, h + HDR_MACHINE, 65);
+	m[65] = '\0';
+	for (size_t i = 0; i < sizeof(m32) / sizeof(m32[0]); i++)
+		if (strcmp(m, m32[i]) == 0)
+			return true;
+	return false;
+}
+
+static uint64_t
+uword(const struct kdump *k, const uint8_t *p)
+{
+	return k->word == 4 ? kd32(k, p) : kd64(k, p);
+}
+
+/* [off, off+n) names bytes of the file after the main header (or nothing). */
+static bool
+span_ok(const struct kdump *k, uint64_t off, uint64_t n)
+{
+	return n == 0 || (off >= k->bs && off <= k->size && n <= k->size - off);
+}
+
+/* How well a reading of a 32-bit sub-header fits: 0 when it names a text
+ * outside the file or (v6) a 64-bit max_mapnr the main header's 32-bit one
+ * is not the truncation of; else 1 plus the number of texts it names
+ * (read at the wrong place, an offset's halves swap into a huge number or
+ * a size reads as 0). */
+static unsigned
+sub_fit(const struct kdump *k, const uint8_t *sh, const struct sublay *l, uint32_t mapnr32)
+{
+	const uint8_t pos[3][2] = { { l->vmci_off, l->vmci_size }, { l->note_off, l->note_size },
+		{ l->erase_off, l->erase_size } };
+	unsigned fit = 1;
+
+	for (unsigned i = 0; i < 3 && i + 3 <= k->version; i++) {
+		uint64_t off = kd64(k, sh + pos[i][0]), n = kd32(k, sh + pos[i][1]);
+		if (!span_ok(k, off, n))
+			return 0;
+		fit += n > 0;
+	}
+	if (k->version >= 6) {
+		uint64_t m = kd64(k, sh + l->mapnr64);
+		if ((m > UINT32_MAX ? UINT32_MAX : m) != mapnr32)
+			return 0;
+	}
+	return fit;
+}
+
+/*
+ * The byte order, the word size and the header fields.  What decides,
+ * from the file alone:
+ *  - byte order: header_version is a small number (1..6 today); read in
+ *    the wrong order it is a multiple of 2^24.  Big-endian when the
+ *    little-endian reading is not below 2^16 and the big-endian one is.
+ *  - word size: struct timeval (two longs) ends 12 bytes later on LP64
+ *    than on ILP32, moving every later field.  The reading that gives a
+ *    consistent header (hdr_consistent) wins; when both or neither do,
+ *    utsname.machine naming a 32-bit kernel picks ILP32, else LP64.
+ *  - the ILP32 sub-header's alignment (v3+: the fields differ from the
+ *    VMCOREINFO offset on): the packed (i386, QEMU) reading unless the
+ *    8-aligned one fits better (sub_fit: texts within the file, more of
+ *    them named, v6 max_mapnr agreeing with the main header's).
+ */
+static void
+kd_layout(struct kdump *k, const uint8_t *h, struct hdr_fields *f)
+{
+	struct hdr_fields f64, f32;
+	uint32_t vle = le32(h + 8), vbe = be32(h + 8);
+	bool ok64, ok32;
+
+	k->be = vle >= (1U << 16) && vbe < (1U << 16);
+	k->version = k->be ? vbe : vle;
+	hdr_fields(k, h, HDR_STATUS64, &f64);
+	hdr_fields(k, h, HDR_STATUS32, &f32);
+	ok64 = k->size >= HDR_LEN && hdr_consistent(k, &f64);
+	ok32 = hdr_consistent(k, &f32);
+	if (ok64 != ok32)
+		k->word = ok32 ? 4 : 8;
+	else
+		k->word = machine_32bit(h) ? 4 : 8;
+	*f = k->word == 4 ? f32 : f64;
+}
+
+static const char *
+layout_name(const struct kdump *k)
+{
+	return k->word == 4 ? (k->be ? "32-bit big-endian" : "32-bit little-endian") :
+	    (k->be ? "64-bit big-endian" : "64-bit little-endian");
+}
+
 static int
 kd_headers(struct kdump *k, struct kvs_error *e)
 {
-	uint8_t h[HDR_LEN], sh[SUB_NEED_MAX];
+	uint8_t h[HDR_LEN], sh[SUB_MAX];
+	const struct sublay *l = &sub_lp64;
+	struct hdr_fields f;
 	int32_t bsz, subsz;
 	uint32_t bmblocks;
 	uint64_t bm_end;
 
-	if (k->size < HDR_LEN)
+	if (k->size < HDR_LEN32)
 		return kerr_set(e, KVS_E_TRUNCATED, "kdump header truncated (%llu bytes, want %u)",
-		    (unsigned long long)k->size, HDR_LEN);
-	kdump_view_read(k, 0, h, HDR_LEN);
+		    (unsigned long long)k->size, HDR_LEN32);
+	memset(h, 0, sizeof(h));
+	kdump_view_read(k, 0, h, k->size < HDR_LEN ? HDR_LEN32 : HDR_LEN);
 	if (memcmp(h, KD_SIG, 8) != 0)
 		return kerr_set(e, KVS_E_FORMAT, "flattened stream does not rebuild a kdump "
 		    "file (it starts \"%.8s\"; an ELF dump flattened with makedumpfile -F -E "
 		    "must be rebuilt with makedumpfile -R first)", (const char *)h);
-	k->version = le32(h + 8);
-	k->status = le32(h + 424);
-	bsz = (int32_t)le32(h + 428);
-	subsz = (int32_t)le32(h + 432);
-	bmblocks = le32(h + 436);
-	k->max_mapnr = le32(h + 440);
-	if (k->version < 1 || k->version > MAX_VERSION) {
-		if (k->version != 0 && (k->version & 0xffffff) == 0)
-			return kerr_set(e, KVS_E_VERSION, "kdump header version %u: a big-endian "
-			    "dump, not supported", be32toh(htole32(k->version)));
-		return kerr_set(e, KVS_E_VERSION, "kdump header version %u not supported (1-%u)",
-		    k->version, MAX_VERSION);
-	}
+	kd_layout(k, h, &f);
+	k->status = f.status;
+	bsz = f.bsz;
+	subsz = f.subsz;
+	bmblocks = f.bmblocks;
+	k->max_mapnr = f.max_mapnr;
+	if (k->version < 1 || k->version > MAX_VERSION)
+		return kerr_set(e, KVS_E_VERSION, "kdump header version %u not supported (1-%u; "
+		    "read %s)", k->version, MAX_VERSION, layout_name(k));
+	if (k->word == 8 && k->size < HDR_LEN)
+		return kerr_set(e, KVS_E_TRUNCATED, "kdump header truncated (%llu bytes, want %u)",
+		    (unsigned long long)k->size, HDR_LEN);
 	if (bsz < (int32_t)MIN_BLOCK || bsz > (int32_t)MAX_BLOCK || (bsz & (bsz - 1)) != 0)
 		return kerr_set(e, KVS_E_FORMAT, "kdump block size %d is not a power of two "
-		    "from %u to %u", bsz, MIN_BLOCK, MAX_BLOCK);
+		    "from %u to %u (header read %s)", bsz, MIN_BLOCK, MAX_BLOCK, layout_name(k));
 	k->bs = (uint64_t)bsz;
 	k->shift = (unsigned)__builtin_ctzll(k->bs);
-	if (subsz < 0 || (uint64_t)subsz * k->bs < sub_need[k->version])
-		return kerr_set(e, KVS_E_FORMAT, "kdump sub-header of %d blocks cannot hold a "
-		    "version %u sub-header (%u bytes)", subsz, k->version, sub_need[k->version]);
+	if (subsz < 0)
+		return kerr_set(e, KVS_E_FORMAT, "kdump sub-header of %d blocks", subsz);
 	if (bmblocks % 2 != 0)
 		return kerr_set(e, KVS_E_FORMAT, "kdump bitmap_blocks %u is odd (two bitmaps of "
 		    "equal size)", bmblocks);
@@ -399,28 +537,39 @@ kd_headers(struct kdump *k, struct kvs_error *e)
 			    bmblocks, (unsigned long long)k->bm1_off, (unsigned long long)gap);
 	}
 
+	/* No sub-header (sub_hdr_size 0, as old header versions may write):
+	 * no VMCOREINFO, phys_base 0, not split, the main header's max_mapnr. */
 	memset(sh, 0, sizeof(sh));
-	if (sub_need[k->version] > 0)
-		kdump_view_read(k, k->bs, sh, sub_need[k->version]);
-	if (k->version >= 6)
-		k->max_mapnr = le64(sh + SH_MAPNR64);
+	if (subsz > 0) {
+		kdump_view_read(k, k->bs, sh, SUB_MAX);
+		if (k->word == 4)
+			l = k->version >= 3 && sub_fit(k, sh, &sub_ilp32_aligned, f.max_mapnr) >
+			    sub_fit(k, sh, &sub_ilp32_packed, f.max_mapnr) ?
+			    &sub_ilp32_aligned : &sub_ilp32_packed;
+		k->phys_base = uword(k, sh);
+		k->dump_level = (int32_t)kd32(k, sh + k->word);
+		if (k->version >= 6)
+			k->max_mapnr = kd64(k, sh + l->mapnr64);
+	}
 	if (k->max_mapnr > k->bm_bytes * 8)
 		return kerr_set(e, KVS_E_FORMAT, "kdump max_mapnr %llu exceeds the %llu bits of "
 		    "each bitmap (bitmap_blocks %u)", (unsigned long long)k->max_mapnr,
 		    (unsigned long long)(k->bm_bytes * 8), bmblocks);
 	k->start_pfn = 0;
 	k->end_pfn = k->max_mapnr;
-	if (k->version >= 2 && (int32_t)le32(sh + SH_SPLIT) != 0) {
+	if (subsz == 0)
+		return 0;
+	if (k->version >= 2 && (int32_t)kd32(k, sh + l->split) != 0) {
 		k->split = true;
-		k->start_pfn = le64(sh + (k->version >= 6 ? SH_START64 : SH_START));
-		k->end_pfn = le64(sh + (k->version >= 6 ? SH_END64 : SH_END));
+		k->start_pfn = k->version >= 6 ? kd64(k, sh + l->start64) : uword(k, sh + l->start);
+		k->end_pfn = k->version >= 6 ? kd64(k, sh + l->end64) : uword(k, sh + l->end);
 		if (k->start_pfn > k->end_pfn || k->end_pfn > k->max_mapnr)
 			return kerr_set(e, KVS_E_FORMAT, "split kdump part holds pfns [0x%llx, 0x%llx), "
 			    "not within [0, max_mapnr 0x%llx)", (unsigned long long)k->start_pfn,
 			    (unsigned long long)k->end_pfn, (unsigned long long)k->max_mapnr);
 	}
 	if (k->version >= 3) {
-		uint64_t o = le64(sh + SH_VMCI_OFF), n = le64(sh + SH_VMCI_SIZE);
+		uint64_t o = kd64(k, sh + l->vmci_off), n = uword(k, sh + l->vmci_size);
 		if (n > 0) {
 			if (o > k->size || n > k->size - o)
 				return kerr_set(e, KVS_E_TRUNCATED, "kdump VMCOREINFO (%llu bytes at "
@@ -443,7 +592,7 @@ kd_headers(struct kdump *k, struct kvs_error *e)
 		}
 	}
 	if (k->version >= 4 && k->info.vmcoreinfo == NULL) {
-		uint64_t o = le64(sh + SH_NOTE_OFF), n = le64(sh + SH_NOTE_SIZE);
+		uint64_t o = kd64(k, sh + l->note_off), n = uword(k, sh + l->note_size);
 		if (n > 0) {
 			if (o > k->size || n > k->size - o)
 				return kerr_set(e, KVS_E_TRUNCATED, "kdump ELF notes (%llu bytes at "

@@ -42,7 +42,11 @@ struct kdump {
 	uint64_t size;
 
 	unsigned version;
+	bool be;                /* the dumped machine's byte order: big-endian */
+	unsigned word;          /* its unsigned long: 4 or 8 bytes */
 	uint32_t status;
+	uint64_t phys_base;     /* the sub-header's (0 without one) */
+	int32_t dump_level;
 	uint64_t bs;
 	unsigned shift;
 	uint64_t max_mapnr;
@@ -82,6 +86,36 @@ le64(const uint8_t *p)
 	uint64_t v;
 	memcpy(&v, p, 8);
 	return le64toh(v);
+}
+
+static inline uint32_t
+be32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static inline uint64_t
+be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* Header, sub-header, note and descriptor fields, in the dump's byte order
+ * (the bitmaps are bytes, LSB first in each, whatever the order). */
+static inline uint32_t
+kd32(const struct kdump *k, const uint8_t *p)
+{
+	return k->be ? be32(p) : le32(p);
+}
+
+static inline uint64_t
+kd64(const struct kdump *k, const uint8_t *p)
+{
+	return k->be ? be64(p) : le64(p);
 }
 
 /* kdump_read.c: the file read (kdump.c reads the headers through it). */

@@ -185,9 +185,11 @@ struct pdesc {
 	uint32_t size, flags;
 };
 
-/* The descriptor of the page holding pa, or -1 (not dumped, or corrupt). */
+/* The descriptor of the page holding pa in part k of the split set (or the
+ * whole dump) set, or -1 (not dumped, or corrupt). */
 static int
-find_desc(struct kdump *k, uint64_t pa, struct pdesc *pd, struct kvs_error *e)
+find_desc(struct kdump *k, const struct kdump *set, uint64_t pa, struct pdesc *pd,
+    struct kvs_error *e)
 {
 	uint64_t pfn = pa >> k->shift, r, at;
 	uint8_t raw[PD_LEN];
@@ -200,10 +202,22 @@ find_desc(struct kdump *k, uint64_t pa, struct pdesc *pd, struct kvs_error *e)
 		return -1;
 	}
 	if (pfn < k->start_pfn || pfn >= k->end_pfn) {
-		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not in dump (in another part of a "
-		    "split dump, not given: this part holds pfns 0x%llx-0x%llx; give every "
-		    "part, -M a,b,...)", (unsigned long long)pa,
-		    (unsigned long long)k->start_pfn, (unsigned long long)k->end_pfn);
+		/* No part of the set holds pfn: the parts given leave [lo, hi)
+		 * out.  Only a missing part does: with every part given (their
+		 * ranges cover [0, max_mapnr) without a gap) part_of() found the
+		 * one whose range holds pfn, and its 2nd bitmap said whether the
+		 * page is in the dump (a page none holds is "filtered out"). */
+		uint64_t lo = 0, hi = set->max_mapnr;
+		for (const struct kdump *q = set; q != NULL; q = q->next_part) {
+			if (q->end_pfn <= pfn && q->end_pfn > lo)
+				lo = q->end_pfn;
+			if (q->start_pfn > pfn && q->start_pfn < hi)
+				hi = q->start_pfn;
+		}
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not in dump (in a part of a split "
+		    "dump not given: no part given holds pfns 0x%llx-0x%llx; give every part, "
+		    "-M a,b,...)", (unsigned long long)pa, (unsigned long long)lo,
+		    (unsigned long long)hi);
 		kerr_fault(e, pa);
 		return -1;
 	}
@@ -224,9 +238,9 @@ find_desc(struct kdump *k, uint64_t pa, struct pdesc *pd, struct kvs_error *e)
 		return -1;
 	}
 	kdump_view_read(k, at, raw, PD_LEN);
-	pd->off = le64(raw);
-	pd->size = le32(raw + 8);
-	pd->flags = le32(raw + 12);
+	pd->off = kd64(k, raw);
+	pd->size = kd32(k, raw + 8);
+	pd->flags = kd32(k, raw + 12);
 	if (pd->off == 0 && pd->size == 0 && (k->status & ST_INCOMPLETE)) {
 		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx not in dump (the dump is incomplete: "
 		    "its page was never written)", (unsigned long long)pa);
@@ -407,7 +421,7 @@ kd_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 		struct pdesc pd;
 		if (n > len)
 			n = len;
-		if (find_desc(k, pa, &pd, e) != 0)
+		if (find_desc(k, k0, pa, &pd, e) != 0)
 			return -1;
 		if ((pd.flags & PD_COMPRESSED) == 0)
 			kdump_view_read(k, pd.off + in, p, n);
