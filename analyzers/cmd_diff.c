@@ -6,11 +6,15 @@
  *
  * Either side may be a saved `kvmstat --json malloc|zone|slab` document
  * instead of a dump; then only the allocators both sides hold are compared.
- * Rows are matched by allocator and name, plus the item size for UMA zones
- * (addresses differ between boots); rows of one name (FreeBSD has several
- * "devbuf" types) are summed.  A row only in B has appeared, one only in A
- * has vanished.  Text shows the rows that changed; --json has every row
- * (docs/json.md).
+ * Entries are first paired as one kernel object: same allocator, address
+ * ("kaddr" in a saved document), name, and item size for UMA zones.  If any
+ * pair so (two moments of one boot), every entry left over is its own row,
+ * appeared (only in B) or vanished (only in A), even when the other side has
+ * one of its name: a module's type unloaded and another's loaded.  If none
+ * pairs (other boots or KASLR slides), or the sides are dumps of two kernel
+ * files (--kernel-b), rows are matched by allocator and name (and UMA item
+ * size), rows of one name summed (FreeBSD has several "devbuf" types).  Text
+ * shows the rows that changed; --json has every row (docs/json.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,56 +29,140 @@
 enum { AL_MALLOC, AL_UMA, AL_SLAB, AL_N };
 static const char *const al_names[AL_N] = { "malloc", "uma", "slab" };
 
-struct drow {
-	int alloc;
+/* One malloc type, zone or cache of one side, as read. */
+struct dent {
+	int alloc, side;
 	char *name;
 	uint64_t size;          /* UMA item size; 0 for the others */
+	uint64_t kaddr;         /* 0: not known (a saved row without one) */
+	uint64_t bytes, count;
+	bool used;              /* already in a row */
+};
+
+struct drow {
+	int alloc;
+	const char *name;       /* an entry's */
+	uint64_t size;
 	bool in[2];
+	uint64_t kaddr[2];      /* matched by address: each side's; else 0 */
 	uint64_t bytes[2], count[2];
 };
 
 struct dtable {
+	struct dent *e;
+	size_t ne, cape;
 	struct drow *r;
 	size_t n, cap;
 	bool have[2][AL_N];     /* which allocators each side holds */
+	bool one_kernel;        /* not two kernel files: addresses may pair */
+	bool by_addr;           /* some entry paired by address: one boot */
 };
 
+/* Room for one more element of size sz in *v (n used of *cap). */
+static int
+grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : 256;
+	if ((nv = realloc(*v, nc * sz)) == NULL)
+		return -1;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+static int
+add(struct dtable *t, int side, int alloc, const char *name, uint64_t size,
+    uint64_t kaddr, uint64_t bytes, uint64_t count)
+{
+	struct dent *e;
+
+	if (grow((void **)&t->e, &t->cape, t->ne, sizeof(*e)) != 0)
+		return -1;
+	e = &t->e[t->ne];
+	*e = (struct dent){ .alloc = alloc, .side = side, .size = size, .kaddr = kaddr,
+	    .bytes = bytes, .count = count };
+	if ((e->name = strdup(name)) == NULL)
+		return -1;
+	t->ne++;
+	return 0;
+}
+
 static struct drow *
-find_or_add(struct dtable *t, int alloc, const char *name, uint64_t size)
+new_row(struct dtable *t, const struct dent *e)
+{
+	struct drow *r;
+
+	if (grow((void **)&t->r, &t->cap, t->n, sizeof(*r)) != 0)
+		return NULL;
+	r = &t->r[t->n++];
+	*r = (struct drow){ .alloc = e->alloc, .name = e->name, .size = e->size };
+	return r;
+}
+
+/* Matching by name: the row of e's allocator, name and size, or a new one. */
+static struct drow *
+name_row(struct dtable *t, const struct dent *e)
 {
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (t->r[i].alloc == alloc && t->r[i].size == size &&
-		    strcmp(t->r[i].name, name) == 0)
+		if (t->r[i].alloc == e->alloc && t->r[i].size == e->size &&
+		    strcmp(t->r[i].name, e->name) == 0)
 			return &t->r[i];
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 256;
-		struct drow *nr = realloc(t->r, nc * sizeof(*nr));
-		if (nr == NULL)
-			return NULL;
-		t->r = nr;
-		t->cap = nc;
-	}
-	memset(&t->r[t->n], 0, sizeof(t->r[0]));
-	t->r[t->n].alloc = alloc;
-	t->r[t->n].size = size;
-	if ((t->r[t->n].name = strdup(name)) == NULL)
-		return NULL;
-	return &t->r[t->n++];
+	return new_row(t, e);
 }
 
-static int
-add(struct dtable *t, int side, int alloc, const char *name, uint64_t size, uint64_t bytes,
-    uint64_t count)
+static void
+put(struct dtable *t, struct drow *r, struct dent *e)
 {
-	struct drow *r = find_or_add(t, alloc, name, size);
+	r->in[e->side] = true;
+	r->bytes[e->side] += e->bytes;
+	r->count[e->side] += e->count;
+	if (t->by_addr)
+		r->kaddr[e->side] = e->kaddr;
+	e->used = true;
+}
 
-	if (r == NULL)
-		return -1;
-	r->in[side] = true;
-	r->bytes[side] += bytes;
-	r->count[side] += count;
+/* x of A and y of B are one kernel object. */
+static bool
+same_object(const struct dent *x, const struct dent *y)
+{
+	return x->side == 0 && y->side == 1 && !y->used && x->alloc == y->alloc &&
+	    x->kaddr != 0 && x->kaddr == y->kaddr && x->size == y->size &&
+	    strcmp(x->name, y->name) == 0;
+}
+
+/* The rows: pairs by address first; what is left is a row of its own if any
+ * entry paired so, else is matched by name. */
+static int
+match(struct dtable *t)
+{
+	struct drow *r;
+	size_t i, j;
+
+	for (i = 0; i < t->ne && t->one_kernel; i++)
+		for (j = 0; j < t->ne; j++) {
+			if (!same_object(&t->e[i], &t->e[j]))
+				continue;
+			t->by_addr = true;
+			if ((r = new_row(t, &t->e[i])) == NULL)
+				return -1;
+			put(t, r, &t->e[i]);
+			put(t, r, &t->e[j]);
+			break;
+		}
+	for (i = 0; i < t->ne; i++) {
+		if (t->e[i].used)
+			continue;
+		if ((r = t->by_addr ? new_row(t, &t->e[i]) : name_row(t, &t->e[i])) == NULL)
+			return -1;
+		put(t, r, &t->e[i]);
+	}
 	return 0;
 }
 
@@ -132,6 +220,7 @@ load_json(const struct opts *o, struct dtable *t, int side, const char *path)
 			const char *name = json_string_value(json_object_get(r, "name"));
 			json_t *c = json_object_get(r, "count"), *b = json_object_get(r, "bytes");
 			json_t *s = json_object_get(r, "size");
+			const char *ka = json_string_value(json_object_get(r, "kaddr"));
 			if (name == NULL || !json_is_integer(c) || !json_is_integer(b) ||
 			    (kinds[k].alloc == AL_UMA && !json_is_integer(s))) {
 				json_decref(doc);
@@ -139,7 +228,8 @@ load_json(const struct opts *o, struct dtable *t, int side, const char *path)
 				    path, kinds[k].key, i);
 			}
 			if (add(t, side, kinds[k].alloc, name, kinds[k].alloc == AL_UMA ?
-			    (uint64_t)json_integer_value(s) : 0, (uint64_t)json_integer_value(b),
+			    (uint64_t)json_integer_value(s) : 0, ka ? strtoull(ka, NULL, 16) : 0,
+			    (uint64_t)json_integer_value(b),
 			    (uint64_t)json_integer_value(c)) != 0) {
 				json_decref(doc);
 				return fail(o, "read", "out of memory");
@@ -197,7 +287,7 @@ load_dump(const struct opts *o, struct dtable *t, int side, const char *path,
 		any = 1;
 		t->have[side][a] = true;
 		if (add(t, side, a, memstat_get_name(mt), a == AL_UMA ?
-		    memstat_get_size(mt) : 0, memstat_get_bytes(mt),
+		    memstat_get_size(mt) : 0, memstat_get_kaddr(mt), memstat_get_bytes(mt),
 		    memstat_get_count(mt)) != 0) {
 			memstat_mtl_free(l);
 			kvs_close(kd);
@@ -253,7 +343,11 @@ cmp_growth(const void *a, const void *b)
 		return x->alloc - y->alloc;
 	if ((c = strcmp(x->name, y->name)) != 0)
 		return c;
-	return x->size < y->size ? -1 : x->size > y->size;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->kaddr[0] != y->kaddr[0])
+		return x->kaddr[0] < y->kaddr[0] ? -1 : 1;
+	return x->kaddr[1] < y->kaddr[1] ? -1 : x->kaddr[1] > y->kaddr[1];
 }
 
 static const char *
@@ -303,14 +397,20 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 		goto out;
 	/* Only what both sides hold: a saved malloc document against a dump
 	 * compares malloc types alone. */
-	for (i = 0; i < t.n; i++) {
-		int a = t.r[i].alloc;
+	for (i = 0; i < t.ne; i++) {
+		int a = t.e[i].alloc;
 		if (t.have[0][a] && t.have[1][a])
-			t.r[kept++] = t.r[i];
+			t.e[kept++] = t.e[i];
 		else
-			free(t.r[i].name);
+			free(t.e[i].name);
 	}
-	t.n = kept;
+	t.ne = kept;
+	/* Two kernel files (--kernel-b): one address means nothing across them. */
+	t.one_kernel = kused[0] == NULL || kused[1] == NULL || strcmp(kused[0], kused[1]) == 0;
+	if (match(&t) != 0) {
+		fail(o, "read", "out of memory");
+		goto out;
+	}
 	if (t.n == 0) {
 		bool both = false;
 		for (i = 0; i < AL_N; i++)
@@ -341,6 +441,9 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 			if (r->alloc == AL_UMA)
 				json_object_set_new(j, "size", json_integer((json_int_t)r->size));
 			json_object_set_new(j, "status", json_string(status(r)));
+			for (s = 0; s < 2 && t.by_addr; s++)
+				json_object_set_new(j, s == 0 ? "kaddr_a" : "kaddr_b",
+				    r->in[s] ? json_kaddr(r->kaddr[s]) : json_null());
 			/* In use: signed, as malloc's and zone's (cli.h). */
 			json_object_set_new(j, "bytes_a", json_integer(signed_count(r->bytes[0])));
 			json_object_set_new(j, "bytes_b", json_integer(signed_count(r->bytes[1])));
@@ -350,6 +453,8 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 			json_object_set_new(j, "delta_count", json_integer(delta_c(r)));
 			json_array_append_new(rows, j);
 		}
+		json_object_set_new(emit_json_root(&e), "matched_by",
+		    json_string(t.by_addr ? "address" : "name"));
 		json_object_set_new(emit_json_root(&e), "rows", rows);
 		rc = emit_finish(&e);
 		goto out;
@@ -377,10 +482,13 @@ cmd_diff(kvs_t *unused, const struct opts *o)
 	}
 	if (same > 0)
 		printf("(%zu unchanged not shown)\n", same);
+	printf("(matched by %s)\n", t.by_addr ? "kernel address: one boot" :
+	    "name: no entry at one address in both");
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
-	for (i = 0; i < t.n; i++)
-		free(t.r[i].name);
+	for (i = 0; i < t.ne; i++)
+		free(t.e[i].name);
+	free(t.e);
 	free(t.r);
 	return rc;
 }
