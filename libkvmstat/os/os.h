@@ -17,6 +17,7 @@
 
 #include "arch.h"
 #include "kvmstat.h"
+#include "census.h"
 
 struct Elf;
 struct memory_type_list;
@@ -71,6 +72,18 @@ struct kvs_os_ops {
 	struct kvmprof_gmon *(*profile_read)(kvs_t *kd);
 	/* memstat_kvm_all(): every allocator this kernel family has. */
 	int (*memstat_all)(struct memory_type_list *list, kvs_t *kd);
+	/* The memory census (census.h), each optional: a family without one
+	 * has no such answer (os/census.c says so).  Each returns 0, 1 when
+	 * the answer is incomplete (unreadable values kept and flagged), or -1
+	 * with the handle's error set; arrays are malloc'ed. */
+	int (*meminfo)(kvs_t *kd, struct kvs_counter **out, size_t *n);
+	int (*pzones)(kvs_t *kd, struct kvs_pzone **out, size_t *n);
+	int (*vmalloc)(kvs_t *kd, struct kvs_varea **out, size_t *n);
+	int (*arenas)(kvs_t *kd, struct kvs_arena **out, size_t *n);
+	int (*slab_objects)(kvs_t *kd, const char *cache,
+	    int (*cb)(void *arg, const struct kvs_slab_object *o), void *arg);
+	/* w is zeroed with w->addr set and cpu/pid -1 before the call. */
+	int (*whatis)(kvs_t *kd, uint64_t addr, struct kvs_whatis *w);
 	/* Optional: free kd->os_priv. */
 	void (*close)(kvs_t *kd);
 	/* Optional: where the family installs its kernels (NULL-terminated),
