@@ -24,7 +24,8 @@ import warnings
 
 __all__ = ['open', 'Kvmstat', 'Error', 'Struct', 'MemoryType', 'MemoryTypeList',
            'Symbol', 'TypeInfo', 'Member', 'Gmon', 'FlatFunction', 'Probe', 'ProfilProc',
-           'KvmstatWarning', 'load_library']
+           'KvmstatWarning', 'load_library', 'Counter', 'Zone', 'VmallocArea', 'Arena',
+           'SlabObject', 'WhatIs']
 
 _open = open                            # the builtin, before open() shadows it
 
@@ -189,6 +190,11 @@ for _n in _PERCPU_ACCESSORS:
     _PROTOS['memstat_get_percpu_' + _n] = (_u64, [_vp, ctypes.c_int])
 for _n in ('zonefree', 'kegfree'):
     _PROTOS['memstat_get_domain_' + _n] = (_u64, [_vp, ctypes.c_uint])
+
+from . import _census                   # noqa: E402  (the census's records)
+from ._census import (Counter, Zone, VmallocArea, Arena, SlabObject,  # noqa: E402
+                      WhatIs)
+_PROTOS.update(_census.PROTOS)
 
 _lib = None
 _libc = None
@@ -596,6 +602,42 @@ class Kvmstat:
         return n
 
     # -- allocators
+    # -- the memory census (census.h)
+    def meminfo(self):
+        """The kernel's memory summary as Counter records, in the order the
+        kernel's own report prints them: Linux /proc/meminfo's lines (KiB;
+        HugePages_* as counts), FreeBSD vm_cnt's counters as vmstat -s names
+        them (group 'vm'), top's Mem: queues ('queues', KiB) and the malloc(9)
+        and UMA totals ('allocators').  .complete is False when a value was
+        not in the dump (that Counter says unreadable, and why)."""
+        return _census.meminfo(self)
+
+    def zones(self):
+        """The page allocator's zones as Zone records: Linux every struct
+        zone of every node (buddyinfo's and zoneinfo's figures); FreeBSD every
+        free list of every domain (vm.phys_free's)."""
+        return _census.zones(self)
+
+    def vmalloc(self):
+        """The kernel's vmalloc areas as VmallocArea records, as
+        /proc/vmallocinfo lists them (Linux)."""
+        return _census.vmalloc(self)
+
+    def arenas(self):
+        """The kernel's vmem(9) arenas as Arena records (FreeBSD)."""
+        return _census.arenas(self)
+
+    def slab_objects(self, cache):
+        """Every object of the slab cache (FreeBSD: UMA zone) named cache,
+        as SlabObject records with their state ('allocated', 'free (cpu)'...)."""
+        return _census.slab_objects(self, cache)
+
+    def whatis(self, addr):
+        """What holds kernel address addr, as a WhatIs record: kind 'slab'
+        (cache, object, offset, allocated, state), 'page' (pfn, page, flags),
+        'vmalloc', 'symbol', 'stack' (pid, comm) or 'unknown'."""
+        return _census.whatis(self, addr)
+
     def memory_type_list(self, allocator='all', percpu=True):
         """A refreshed MemoryTypeList of 'all', 'malloc', 'uma' or 'slab'."""
         lst = MemoryTypeList(self, allocator, percpu)
