@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "memstat_internal.h"
+#include "memview.h"
 #include "model.h"
 #include "testutil.h"
 
@@ -298,6 +299,86 @@ START_TEST(uma_percpu)
 }
 END_TEST
 
+static struct kvs_counter
+ctr(const char *group, const char *name, uint64_t v, kvs_unit_t unit, unsigned flags)
+{
+	struct kvs_counter c = { .group = group, .value = v, .unit = unit, .flags = flags };
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	snprintf(c.key, sizeof(c.key), "%s", name);
+	return c;
+}
+
+/* The Linux parts: each the sum of its lines, "other" the rest of
+ * MemTotal; an unreadable line counts nothing; the bar's cells follow the
+ * shares and fill its width exactly. */
+START_TEST(memview_linux_parts)
+{
+	struct kvs_counter c[] = {
+		ctr("meminfo", "MemTotal", 1000, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "MemFree", 400, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "Buffers", 20, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "Cached", 180, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "AnonPages", 100, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "Slab", 100, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "PageTables", 7, KVS_UNIT_KIB, KVS_CF_UNREADABLE),
+		ctr("meminfo", "KernelStack", 1, KVS_UNIT_KIB, 0),
+		ctr("meminfo", "HugePages_Total", 50, KVS_UNIT_COUNT, 0),
+	};
+	struct memview mv;
+	char bar[101];
+	int i, counts[128] = { 0 };
+
+	ck_assert_int_eq(memview_build(&mv, c, sizeof(c) / sizeof(c[0]), true), 0);
+	ck_assert(mv.have && mv.incomplete);
+	ck_assert_str_eq(mv.family, "Linux");
+	ck_assert_uint_eq(mv.total_kib, 1000);
+	for (i = 0; i < mv.nparts; i++) {
+		if (strcmp(mv.part[i].name, "page cache") == 0)
+			ck_assert_uint_eq(mv.part[i].kib, 200);
+		if (strcmp(mv.part[i].name, "page tables") == 0)
+			ck_assert_uint_eq(mv.part[i].kib, 0);
+		if (strcmp(mv.part[i].name, "other") == 0)
+			ck_assert_uint_eq(mv.part[i].kib, 1000 - 400 - 200 - 100 - 100 - 1);
+	}
+	memview_bar(&mv, bar, 100);
+	ck_assert_uint_eq(strlen(bar), 100);
+	for (i = 0; i < 100; i++)
+		counts[(unsigned char)bar[i]]++;
+	ck_assert_int_eq(counts['F'], 40);
+	ck_assert_int_eq(counts['C'], 20);
+	ck_assert_int_eq(counts['A'], 10);
+	ck_assert_int_eq(counts['S'], 10);
+	ck_assert_int_eq(counts['K'], 1);       /* 0.1%: one cell at least */
+	ck_assert_int_eq(counts['T'], 0);
+	ck_assert_int_eq(counts['.'], 19);      /* 19.9% less the cell K took */
+	memview_bar(&mv, bar, 3);               /* narrower than the parts */
+	ck_assert_uint_eq(strlen(bar), 3);
+}
+END_TEST
+
+START_TEST(memview_freebsd_and_none)
+{
+	struct kvs_counter c[] = {
+		ctr("vm", "v_page_count", 300, KVS_UNIT_COUNT, 0),
+		ctr("vm", "v_page_size", 4096, KVS_UNIT_BYTES, 0),
+		ctr("queues", "Active", 100, KVS_UNIT_KIB, 0),
+		ctr("queues", "Inact", 200, KVS_UNIT_KIB, 0),
+		ctr("queues", "Wired", 300, KVS_UNIT_KIB, 0),
+		ctr("queues", "Free", 400, KVS_UNIT_KIB, 0),
+	};
+	struct memview mv;
+
+	ck_assert_int_eq(memview_build(&mv, c, sizeof(c) / sizeof(c[0]), false), 0);
+	ck_assert_str_eq(mv.family, "FreeBSD");
+	ck_assert_uint_eq(mv.total_kib, 1200);          /* 300 pages of 4 KiB */
+	ck_assert_str_eq(mv.part[mv.nparts - 1].name, "other");
+	ck_assert_uint_eq(mv.part[mv.nparts - 1].kib, 200);
+	ck_assert_int_eq(memview_build(&mv, c, 2, false), -1);    /* no total */
+	ck_assert(!mv.have);
+	ck_assert(strstr(mv.error, "total") != NULL);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -312,6 +393,8 @@ main(void)
 	tcase_add_test(tc, filter_totals);
 	tcase_add_test(tc, columns_fit_width);
 	tcase_add_test(tc, uma_percpu);
+	tcase_add_test(tc, memview_linux_parts);
+	tcase_add_test(tc, memview_freebsd_and_none);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -38,7 +38,7 @@ input_key(struct tui *t, int key)
 	if (t->filtering)
 		return filter_key(t, key);
 	if (t->screen != SCR_LIST && (key == 27 || key == '\n' || key == KEY_ENTER ||
-	    key == 'h' || key == '?' || key == 'i' || key == 'p' || key == 'b')) {
+	    key == 'h' || key == '?' || key == 'i' || key == 'p' || key == 'b' || key == 'M')) {
 		t->screen = SCR_LIST;
 		return ACT_REDRAW;
 	}
@@ -55,6 +55,10 @@ input_key(struct tui *t, int key)
 		return ACT_REDRAW;
 	case 'p':
 		t->screen = SCR_PROFILE;
+		t->want_text = true;
+		return ACT_RESCAN;
+	case 'M':
+		t->screen = SCR_MEMORY;
 		t->want_text = true;
 		return ACT_RESCAN;
 	case 'b':

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "census.h"
 #include "kvmprof.h"
 #include "kvmstat.h"
 #include "sysdefault.h"
@@ -95,6 +96,19 @@ fill_text(struct tui *t, kvs_t *kd)
 			    "(no samples and no calls recorded)");
 		kvmprof_flat_free(f);
 		kvmprof_gmon_free(g);
+	} else if (t->screen == SCR_MEMORY) {
+		/* The kernel's memory summary, read at every refresh as the
+		 * list is; the allocators' totals from the list itself. */
+		struct kvs_counter *c = NULL;
+		size_t n = 0;
+		int rc = kvs_meminfo(kd, &c, &n);
+		if (rc < 0) {
+			t->mem.have = false;
+			snprintf(t->mem.error, sizeof(t->mem.error), "%s", kvs_geterr(kd));
+		} else
+			memview_build(&t->mem, c, n, rc > 0);
+		kvs_counters_free(c, n);
+		memview_allocators(&t->mem, t->model.list);
 	} else if (t->screen == SCR_PROBES) {
 		kvmprof_probes_t *p = kvmprof_probes_read(kd, 0);
 		size_t i;
@@ -212,7 +226,7 @@ do_refresh(struct tui *t, kvs_t *kd)
 	if (rc != 0 && known_err[0] != '\0' && strcmp(kvs_geterr(kd), known_err) == 0)
 		rc = 0;
 
-	if (t->screen == SCR_PROFILE || t->screen == SCR_PROBES)
+	if (t->screen == SCR_PROFILE || t->screen == SCR_PROBES || t->screen == SCR_MEMORY)
 		fill_text(t, kd);
 
 	model_update(&t->model, rc == 0, rc == 0 ? NULL : kvs_geterr(kd), t1, (t1 - t0) * 1e3);
@@ -280,7 +294,7 @@ main(int argc, char **argv)
 			    "[--no-verify]\n"
 			    "       [-w seconds] [-n N|--iterations N] [--no-color]\n"
 			    "       [-b|--batch] [--width W] [--height H] [-a|--addresses]\n"
-			    "       [--view malloc|zones|slab|info|profile|probes|help]\n"
+			    "       [--view malloc|zones|slab|memory|info|profile|probes|help]\n"
 			    "       kvmtop --demo [options]\n"
 			    "       kvmtop -h|--help | --version\n"
 			    "  -b      batch mode (also when stdout is not a terminal): N plain-text frames\n"
@@ -298,9 +312,10 @@ main(int argc, char **argv)
 	}
 	if (view != NULL && strcmp(view, "malloc") != 0 && strcmp(view, "zones") != 0 &&
 	    strcmp(view, "slab") != 0 && strcmp(view, "info") != 0 && strcmp(view, "profile") != 0 &&
-	    strcmp(view, "probes") != 0 && strcmp(view, "help") != 0) {
-		fprintf(stderr, "kvmtop: --view wants malloc, zones, slab, info, profile, probes or "
-		    "help, not '%s'\n", view);
+	    strcmp(view, "probes") != 0 && strcmp(view, "help") != 0 &&
+	    strcmp(view, "memory") != 0) {
+		fprintf(stderr, "kvmtop: --view wants malloc, zones, slab, memory, info, profile, "
+		    "probes or help, not '%s'\n", view);
 		return 2;
 	}
 	if (t.interval < 0.1)
@@ -408,6 +423,8 @@ main(int argc, char **argv)
 			t.screen = SCR_PROFILE;
 		else if (strcmp(view, "probes") == 0)
 			t.screen = SCR_PROBES;
+		else if (strcmp(view, "memory") == 0)
+			t.screen = SCR_MEMORY;
 		else if (strcmp(view, "help") == 0)
 			t.screen = SCR_HELP;
 	}

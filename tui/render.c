@@ -174,6 +174,7 @@ view_title(const struct tui *t)
 	case SCR_HELP: return "keys";
 	case SCR_INFO: return "dump information";
 	case SCR_PROFILE: return "kernel profile";
+	case SCR_MEMORY: return "memory";
 	case SCR_PROBES: return "DTrace profile probes";
 	default:
 		return t->model.allocator == ALLOCATOR_UMA ? "UMA zones" :
@@ -488,10 +489,54 @@ static const char *const help_keys[][2] = {
 	{ "i", "dump information: format, kernel version, panic string" },
 	{ "p", "kernel profile, busiest functions first" },
 	{ "b", "DTrace profile-provider probes" },
+	{ "M", "memory: where the kernel's memory is, as a bar, and each allocator's total" },
 	{ "h ?", "this help" },
 	{ "Esc", "back to the list from another screen" },
 	{ "q", "quit" },
 };
+
+/* The memory screen: the bar, then each part's size and share, then the
+ * allocators' totals from the list. */
+static void
+draw_memory(struct tui *t, struct frame *f)
+{
+	static const char *const anames[3] = { "malloc(9) types", "UMA zones", "slab caches" };
+	const struct memview *mv = &t->mem;
+	char bar[1024], b1[32];
+	int y = 4, i, w = f->cols - 2;
+
+	if (!mv->have) {
+		char e[1024];
+		clean(e, sizeof(e), mv->error[0] ? mv->error : "not read yet");
+		putf(f, y, 0, R_NONE, "no memory summary: %s", e);
+		return;
+	}
+	if (w > (int)sizeof(bar) - 1)
+		w = (int)sizeof(bar) - 1;
+	human_bytes(b1, sizeof(b1), (double)mv->total_kib * 1024);
+	putf(f, y++, 0, R_TITLE, "%s memory: %s%s", mv->family, b1,
+	    mv->incomplete ? " (incomplete: some counters are not in the dump)" : "");
+	if (w >= 1) {
+		memview_bar(mv, bar, w);
+		put(f, y, 0, R_NONE, "[");
+		put(f, y, 1, R_NONE, bar);
+		put(f, y, 1 + w, R_NONE, "]");
+	}
+	y += 2;
+	for (i = 0; i < mv->nparts; i++) {
+		human_bytes(b1, sizeof(b1), (double)mv->part[i].kib * 1024);
+		putf(f, y++, 1, R_NONE, "%c %-14s %10s %6.1f%%", mv->part[i].mark, mv->part[i].name,
+		    b1, mv->total_kib ? 100.0 * (double)mv->part[i].kib / (double)mv->total_kib : 0.0);
+	}
+	y++;
+	for (i = 0; i < 3; i++) {
+		if (mv->alloc_n[i] == 0)
+			continue;
+		human_bytes(b1, sizeof(b1), (double)mv->alloc_bytes[i]);
+		putf(f, y++, 1, R_NONE, "%-16s %10s in use, %zu entries", anames[i], b1,
+		    mv->alloc_n[i]);
+	}
+}
 
 static void
 draw_help(struct frame *f)
@@ -576,6 +621,9 @@ render(struct tui *t, struct frame *f, bool batch)
 		break;
 	case SCR_INFO:
 		draw_info(t, f);
+		break;
+	case SCR_MEMORY:
+		draw_memory(t, f);
 		break;
 	case SCR_PROFILE:
 	case SCR_PROBES: {

@@ -5,9 +5,10 @@
 #include <stdbool.h>
 
 #include "escape.h"
+#include "memview.h"
 #include "model.h"
 
-enum tscreen { SCR_LIST, SCR_PERCPU, SCR_HELP, SCR_INFO, SCR_PROFILE, SCR_PROBES };
+enum tscreen { SCR_LIST, SCR_PERCPU, SCR_HELP, SCR_INFO, SCR_PROFILE, SCR_PROBES, SCR_MEMORY };
 
 struct tui {
 	struct model model;
@@ -29,6 +30,7 @@ struct tui {
 	char text[64][200];     /* profile / probes screens, filled by main.c */
 	int ntext;
 	bool want_text;         /* main.c: refill text for the current screen */
+	struct memview mem;     /* the memory screen, filled by main.c */
 };
 
 /* Colour roles of the cells of a frame. */
