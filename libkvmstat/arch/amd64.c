@@ -167,7 +167,7 @@ amd64_kvtop(const void *priv, uint64_t va, uint64_t *pa, uint64_t *run, uint64_t
 	const struct xout o = { pa, run, pgsz };
 
 	if (x->p.direct_end > x->p.direct_base && va >= x->p.direct_base && va < x->p.direct_end) {
-		done(va, va - x->p.direct_base, SZ_4K, &o);
+		done(va, va - x->p.direct_base + x->p.direct_phys, SZ_4K, &o);
 		return 0;
 	}
 	if (x->p.pt != NULL)

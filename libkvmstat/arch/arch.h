@@ -28,9 +28,15 @@ struct kvs_xlat_params {
 	/* The kernel's page-table root (a physical address), when known. */
 	bool have_root;
 	uint64_t root_pa;
-	/* Direct map: pa = va - direct_base for direct_base <= va < direct_end
-	 * (unused when direct_end <= direct_base). */
-	uint64_t direct_base, direct_end;
+	/* Direct map: pa = va - direct_base + direct_phys for direct_base <=
+	 * va < direct_end (unused when direct_end <= direct_base). */
+	uint64_t direct_base, direct_end, direct_phys;
+	/* Architectures whose translation regime the kernel configures (arm64:
+	 * the granule, TCR_EL1.T1SZ, 52-bit output addresses); 0 / false: the
+	 * architecture's default (arm64: 4 KiB pages, 48-bit VA). */
+	unsigned page_shift;
+	unsigned va_bits;
+	bool pa52;
 	/* A dump's own page-table section (FreeBSD amd64 minidumps): entries
 	 * for the kernel address space from `pt_base`, one per page
 	 * (level 1: 4 KiB) or per page directory (level 2: 2 MiB).  Borrowed. */
@@ -65,5 +71,6 @@ KVS_HIDDEN const struct kvs_arch_ops *kvs_arch_find(unsigned elf_machine);
 KVS_HIDDEN void kvs_arch_names(char *buf, size_t len);
 
 extern KVS_HIDDEN const struct kvs_arch_ops kvs_arch_amd64;
+extern KVS_HIDDEN const struct kvs_arch_ops kvs_arch_arm64;
 
 #endif
