@@ -1114,6 +1114,146 @@ open_handle(const char *kernel, bool dwarf_only)
 /* Every layout of the fbsd14 truth, asked of a kernel with BTF and of the
  * same kernel's DWARF alone: the same answers, and no DWARF loaded for
  * them; what BTF lacks (most variables) comes from DWARF. */
+/*
+ * kvs_btf_peel / kvs_dwarf_peel and the enumerators: BTF and DWARF of one
+ * binary give the same answers, and those the source (shapes.h) says: a
+ * typedef's target one step down, every typedef and qualifier peeled, the
+ * base types' encodings, and each enum's values in declaration order.
+ */
+struct enum_seen {
+	char names[8][32];
+	int64_t vals[8];
+	int n;
+};
+
+static int
+enum_cb(void *arg, const char *name, int64_t v)
+{
+	struct enum_seen *s = arg;
+
+	if (s->n < 8) {
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+		s->vals[s->n] = v;
+	}
+	s->n++;
+	return 0;
+}
+
+/* s is one of the '|'-separated spellings in alts. */
+static bool
+one_of(const char *s, const char *alts)
+{
+	size_t n = strlen(s);
+
+	for (;;) {
+		const char *bar = strchr(alts, '|');
+		size_t l = bar ? (size_t)(bar - alts) : strlen(alts);
+		if (l == n && strncmp(s, alts, n) == 0)
+			return true;
+		if (bar == NULL)
+			return false;
+		alts = bar + 1;
+	}
+}
+
+START_TEST(peel_and_enumerators)
+{
+	static const struct {
+		const char *type, *name, *target;
+		kvs_encoding_t enc;
+	} want[] = {
+		/* '|' between the spellings compilers use */
+		{ "u_long", "long unsigned int|unsigned long", "long unsigned int|unsigned long",
+		  KVS_ENC_UNSIGNED },
+		{ "my_ulong", "long unsigned int|unsigned long", "u_long", KVS_ENC_UNSIGNED },
+		{ "cv_ulong", "long unsigned int|unsigned long",
+		  "const volatile my_ulong|volatile const my_ulong", KVS_ENC_UNSIGNED },
+		{ "row_t", "int [4]", "int [4]", KVS_ENC_NONE },
+		{ "outer_t", "struct outer", "struct outer", KVS_ENC_NONE },
+		{ "handler_t", "int (*)(void *, long unsigned int)|int (*)(void *, unsigned long)",
+		  "int (*)(void *, long unsigned int)|int (*)(void *, unsigned long)", KVS_ENC_NONE },
+		{ "int", "int", NULL, KVS_ENC_SIGNED },
+		{ "char", "char", NULL, KVS_ENC_SIGNED },           /* amd64 */
+		{ "unsigned int", "unsigned int", NULL, KVS_ENC_UNSIGNED },
+		{ "_Bool", "_Bool", NULL, KVS_ENC_BOOL },
+		{ "struct outer", "struct outer", NULL, KVS_ENC_NONE },
+	};
+	const char *bin = bins[_i];
+	struct opened o;
+	size_t i;
+
+	open_bin(bin, &o);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct kvs_typepeel b, d;
+		ck_assert_msg(kvs_btf_peel(o.b, want[i].type, &b, &o.e) == 0, "%s: BTF %s: %s",
+		    bin, want[i].type, o.e.msg);
+		ck_assert_msg(kvs_dwarf_peel(o.d, want[i].type, &d, &o.e) == 0, "%s: DWARF %s: %s",
+		    bin, want[i].type, o.e.msg);
+		ck_assert_msg(one_of(d.name, want[i].name), "%s: %s peels to %s",
+		    bin, want[i].type, d.name);
+		ck_assert_msg(same_spelling(d.name, b.name, false), "%s: %s: DWARF %s, BTF %s",
+		    bin, want[i].type, d.name, b.name);
+		if (want[i].target == NULL) {
+			ck_assert_ptr_null(d.target);
+			ck_assert_ptr_null(b.target);
+		} else {
+			ck_assert_msg(d.target != NULL && b.target != NULL &&
+			    one_of(d.target, want[i].target) &&
+			    same_spelling(d.target, b.target, false), "%s: %s's target %s / %s",
+			    bin, want[i].type, d.target ? d.target : "-", b.target ? b.target : "-");
+		}
+		ck_assert_msg(d.encoding == want[i].enc && b.encoding == want[i].enc,
+		    "%s: %s encoding DWARF %d BTF %d", bin, want[i].type, d.encoding, b.encoding);
+	}
+	{
+		struct enum_seen sb = { .n = 0 }, sd = { .n = 0 };
+		struct kvs_typepeel pb, pd;
+		ck_assert_int_eq(kvs_btf_enumerators(o.b, "enum color", enum_cb, &sb, &o.e), 0);
+		ck_assert_int_eq(kvs_dwarf_enumerators(o.d, "enum color", enum_cb, &sd, &o.e), 0);
+		ck_assert_int_eq(sb.n, 3);
+		ck_assert_int_eq(sd.n, 3);
+		ck_assert_str_eq(sd.names[0], "RED");
+		ck_assert_str_eq(sd.names[1], "GREEN");
+		ck_assert_str_eq(sd.names[2], "BLUE");
+		ck_assert(sd.vals[0] == 0 && sd.vals[1] == 5 && sd.vals[2] == 6);
+		ck_assert_mem_eq(&sb, &sd, sizeof(sb));
+		/* An enum's values read as its underlying type's: the same
+		 * from both (gcc and clang pick unsigned int for these). */
+		ck_assert_int_eq(kvs_btf_peel(o.b, "enum color", &pb, &o.e), 0);
+		ck_assert_int_eq(kvs_dwarf_peel(o.d, "enum color", &pd, &o.e), 0);
+		ck_assert_int_eq(pb.encoding, pd.encoding);
+		ck_assert(pd.encoding == KVS_ENC_SIGNED || pd.encoding == KVS_ENC_UNSIGNED);
+		memset(&sb, 0, sizeof(sb));
+		memset(&sd, 0, sizeof(sd));
+		ck_assert_int_eq(kvs_btf_enumerators(o.b, "enum wide", enum_cb, &sb, &o.e), 0);
+		ck_assert_int_eq(kvs_dwarf_enumerators(o.d, "enum wide", enum_cb, &sd, &o.e), 0);
+		ck_assert_int_eq(sd.n, 2);
+		ck_assert(sd.vals[0] == 1 && sd.vals[1] == 0x100000000LL);
+		/* gcc 12's own BTF cannot hold a 64-bit enum (it keeps one
+		 * value); pahole's and clang's ENUM64 hold both. */
+		if (strcmp(bin, "t.gcc") != 0)
+			ck_assert_mem_eq(&sb, &sd, sizeof(sb));
+	}
+	/* A float: DWARF's encoding says so (BTF may not: pahole and clang
+	 * here write doubles as plain 8-byte integers). */
+	{
+		struct kvs_typepeel d;
+		ck_assert_int_eq(kvs_dwarf_peel(o.d, "double", &d, &o.e), 0);
+		ck_assert_int_eq(d.encoding, KVS_ENC_FLOAT);
+	}
+	/* Not an enum; no such type. */
+	ck_assert_int_eq(kvs_btf_enumerators(o.b, "struct outer", enum_cb, NULL, &o.e), -1);
+	ck_assert_int_eq(o.e.status, KVS_E_INVAL);
+	ck_assert_int_eq(kvs_dwarf_enumerators(o.d, "struct outer", enum_cb, NULL, &o.e), -1);
+	ck_assert_int_eq(o.e.status, KVS_E_INVAL);
+	ck_assert_int_eq(kvs_btf_peel(o.b, "nosuch", &(struct kvs_typepeel){ 0 }, &o.e), -1);
+	ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+	ck_assert_int_eq(kvs_dwarf_peel(o.d, "nosuch", &(struct kvs_typepeel){ 0 }, &o.e), -1);
+	ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+	close_bin(&o);
+}
+END_TEST
+
 START_TEST(handle_prefers_btf)
 {
 	const char *kb = test_input("kernel.btf");
@@ -1302,6 +1442,7 @@ main(void)
 	TCase *th = tcase_create("handle");
 
 	tcase_add_loop_test(tc, btf_answers_as_dwarf, 0, NBINS);
+	tcase_add_loop_test(tc, peel_and_enumerators, 0, NBINS);
 	tcase_add_loop_test(tc, btf_matches_compiler, 0, NBINS);
 	tcase_add_loop_test(tc, kinds_counts_names, 0, NBINS);
 	tcase_add_loop_test(tc, strings_interned, 0, NBINS);

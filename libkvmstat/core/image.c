@@ -123,6 +123,25 @@ kvs_type_members(kvs_t *kd, const char *type,
 	return kvs_types_members(kd->types, type, cb, arg, &kd->err);
 }
 
+int
+kvs_type_peel(kvs_t *kd, const char *type, struct kvs_typepeel *p)
+{
+	ENTER(kd);
+	if (type == NULL || p == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "no type name, or no place for the answer");
+	return kvs_types_peel(kd->types, type, p, &kd->err);
+}
+
+int
+kvs_type_enumerators(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const char *name, int64_t value), void *arg)
+{
+	ENTER(kd);
+	if (type == NULL || cb == NULL)
+		return kerr_set(&kd->err, KVS_E_INVAL, "no type name or callback");
+	return kvs_types_enumerators(kd->types, type, cb, arg, &kd->err);
+}
+
 /* ------------------------------------------------------------ modules */
 
 static const char *

@@ -621,6 +621,19 @@ bt_describe(struct kvs_btf *b, uint32_t id, struct kvs_typeinfo *ti,
 	return 0;
 }
 
+const char *
+bt_name(struct kvs_btf *b, uint32_t id, struct kvs_error *e)
+{
+	char buf[TNAME_MAX] = "";
+	const char *s;
+
+	if (tname(b, id, buf, sizeof(buf), 0, e) != 0)
+		return NULL;
+	if ((s = intern(b, buf)) == NULL)
+		nomem(e);
+	return s;
+}
+
 /* ------------------------------------------------------- name lookup */
 
 /*

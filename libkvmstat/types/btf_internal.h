@@ -48,6 +48,8 @@ KVS_HIDDEN int bt_peel(struct kvs_btf *b, uint32_t id, uint32_t *out,
 /* Fill ti (all but offset and bit-field fields) for the type id. */
 KVS_HIDDEN int bt_describe(struct kvs_btf *b, uint32_t id,
     struct kvs_typeinfo *ti, struct kvs_error *e);
+/* The C spelling of type id (0: "void"), interned; NULL with e set. */
+KVS_HIDDEN const char *bt_name(struct kvs_btf *b, uint32_t id, struct kvs_error *e);
 /* The defined type for a type name, or -1 with KVS_E_NOTYPE. */
 KVS_HIDDEN int bt_find_type(struct kvs_btf *b, const char *type, uint32_t *id,
     struct kvs_error *e);

@@ -2,7 +2,9 @@
  * btf_members.c - members from the kernel's BTF: a dotted member path
  * (kvs_btf_member: offset, bit-field position, anonymous struct and union
  * members crossed) and a struct's members list (kvs_btf_members), with the
- * same answers and order as dwarf.c's.  Opening the BTF, resolving type
+ * same answers and order as dwarf.c's; and what a type is under its
+ * typedefs (kvs_btf_peel) and an enum's enumerators (kvs_btf_enumerators).
+ * Opening the BTF, resolving type
  * names and chains, and describing a member's type are btf.c's (the
  * handle's design story is there).
  */
@@ -237,4 +239,72 @@ kvs_btf_members(struct kvs_btf *b, const char *type, kvs_member_cb cb,
 	if (rc == -1 && e->status != KVS_OK)
 		return kerr_push(e, "members of %s", type);
 	return rc;
+}
+
+/* ------------------------------------------------ peeling, enumerators */
+
+int
+kvs_btf_peel(struct kvs_btf *b, const char *type, struct kvs_typepeel *p,
+    struct kvs_error *e)
+{
+	const struct btf_type *t, *pt;
+	uint32_t id, pid;
+
+	memset(p, 0, sizeof(*p));
+	if (bt_find_type(b, type, &id, e) != 0)
+		return -1;
+	if ((t = btf__type_by_id(b->btf, id)) == NULL)
+		return kerr_set(e, KVS_E_DWARF, "BTF type id %u out of range", id);
+	if (btf_is_typedef(t) && (p->target = bt_name(b, t->type, e)) == NULL)
+		return kerr_push(e, "type %s", type);
+	if (bt_peel(b, id, &pid, &pt, e) != 0 || (p->name = bt_name(b, pid, e)) == NULL)
+		return kerr_push(e, "type %s", type);
+	if (pt == NULL)
+		return 0;
+	if (btf_is_int(pt)) {
+		uint8_t enc = btf_int_encoding(pt);
+		p->encoding = enc & BTF_INT_BOOL ? KVS_ENC_BOOL :
+		    enc & BTF_INT_SIGNED ? KVS_ENC_SIGNED : KVS_ENC_UNSIGNED;
+	} else if (btf_is_float(pt))
+		p->encoding = KVS_ENC_FLOAT;
+	else if (btf_is_any_enum(pt))
+		/* kflag: signed values (pahole copies the DWARF's choice: GCC
+		 * makes an enum unsigned when none of its values is negative). */
+		p->encoding = btf_kflag(pt) ? KVS_ENC_SIGNED : KVS_ENC_UNSIGNED;
+	return 0;
+}
+
+int
+kvs_btf_enumerators(struct kvs_btf *b, const char *type, kvs_enum_cb cb, void *arg,
+    struct kvs_error *e)
+{
+	const struct btf_type *t;
+	uint32_t id, pid;
+	unsigned i, n;
+	int rc;
+
+	if (bt_find_type(b, type, &id, e) != 0)
+		return -1;
+	if (bt_peel(b, id, &pid, &t, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (t == NULL || !btf_is_any_enum(t))
+		return kerr_set(e, KVS_E_INVAL, "type %s is not an enum", type);
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++) {
+		const char *name;
+		int64_t v;
+		if (btf_is_enum(t)) {
+			const struct btf_enum *en = btf_enum(t) + i;
+			name = btf__name_by_offset(b->btf, en->name_off);
+			/* 32-bit values: signed, or unsigned with kflag clear */
+			v = btf_kflag(t) ? (int64_t)en->val : (int64_t)(uint32_t)en->val;
+		} else {
+			const struct btf_enum64 *en = btf_enum64(t) + i;
+			name = btf__name_by_offset(b->btf, en->name_off);
+			v = (int64_t)btf_enum64_value(en);
+		}
+		if ((rc = cb(arg, name != NULL ? name : "", v)) != 0)
+			return rc;
+	}
+	return 0;
 }

@@ -579,3 +579,139 @@ kvs_dwarf_fast_indexed(const struct kvs_dwarf *d)
 {
 	return d != NULL && d->fast;
 }
+
+/* ------------------------------------------------ peeling, enumerators */
+
+/* The C spelling of the type at off (0: "void"), interned. */
+static const char *
+spell(struct kvs_dwarf *d, Dwarf_Off off, struct kvs_error *e)
+{
+	char buf[TNAME_MAX] = "";
+	const char *s;
+
+	if (dw_tname(d, off, buf, sizeof(buf), 0, e) != 0)
+		return NULL;
+	if ((s = dw_intern(d, buf)) == NULL)
+		dw_nomem(e);
+	return s;
+}
+
+int
+kvs_dwarf_peel(struct kvs_dwarf *d, const char *type, struct kvs_typepeel *p,
+    struct kvs_error *e)
+{
+	Dwarf_Off off, pe, t;
+	Dwarf_Half tag = 0, ptag = 0;
+	Dwarf_Die die;
+	uint64_t enc = 0;
+	bool has = false;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (type == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name");
+	if (dw_find_type(d, type, &off, e) != 0)
+		return -1;
+	if (dw_die_at(d, off, &die, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (dw_die_tag(d, die, &tag, e) != 0 ||
+	    (tag == DW_TAG_typedef && dw_die_ref(d, die, DW_AT_type, &t, e) != 0))
+		rc = -1;
+	dwarf_dealloc_die(die);
+	if (rc != 0 || (tag == DW_TAG_typedef && (p->target = spell(d, t, e)) == NULL) ||
+	    dw_peel(d, off, &pe, &ptag, e) != 0 || (p->name = spell(d, pe, e)) == NULL)
+		return kerr_push(e, "type %s", type);
+	if (pe == 0 || (ptag != DW_TAG_base_type && ptag != DW_TAG_enumeration_type))
+		return 0;
+	if (dw_die_at(d, pe, &die, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (ptag == DW_TAG_base_type) {
+		if (dw_die_uconst(d, die, DW_AT_encoding, &enc, &has, e) != 0)
+			rc = -1;
+		else if (enc == DW_ATE_boolean)
+			p->encoding = KVS_ENC_BOOL;
+		else if (enc == DW_ATE_float || enc == DW_ATE_complex_float)
+			p->encoding = KVS_ENC_FLOAT;
+		else if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
+			p->encoding = KVS_ENC_SIGNED;
+		else
+			p->encoding = KVS_ENC_UNSIGNED;
+	} else {
+		/* An enum reads as its underlying type (DWARF 3+: DW_AT_type;
+		 * GCC picks unsigned int when no value is negative); without
+		 * it (DWARF 2), unsigned. */
+		Dwarf_Off u = 0;
+		if (dw_die_ref(d, die, DW_AT_type, &u, e) != 0)
+			rc = -1;
+		else if (u != 0) {
+			struct kvs_typepeel up;
+			const char *un = spell(d, u, e);
+			dwarf_dealloc_die(die);
+			if (un == NULL || kvs_dwarf_peel(d, un, &up, e) != 0)
+				return kerr_push(e, "type %s", type);
+			p->encoding = up.encoding;
+			return 0;
+		} else
+			p->encoding = KVS_ENC_UNSIGNED;
+	}
+	dwarf_dealloc_die(die);
+	if (rc != 0)
+		return kerr_push(e, "type %s", type);
+	return 0;
+}
+
+int
+kvs_dwarf_enumerators(struct kvs_dwarf *d, const char *type, kvs_enum_cb cb,
+    void *arg, struct kvs_error *e)
+{
+	Dwarf_Die die, c = NULL, s = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+	Dwarf_Half tag;
+	int rc, ret = 0;
+
+	if (type == NULL || cb == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name or callback");
+	if (dw_find_type(d, type, &off, e) != 0)
+		return -1;
+	if (dw_peel(d, off, &off, &tag, e) != 0)
+		return kerr_push(e, "type %s", type);
+	if (off == 0 || tag != DW_TAG_enumeration_type)
+		return kerr_set(e, KVS_E_INVAL, "type %s is not an enum", type);
+	if (dw_die_at(d, off, &die, e) != 0)
+		return kerr_push(e, "type %s", type);
+	rc = dwarf_child(die, &c, &err);
+	if (rc == DW_DLV_ERROR)
+		ret = dw_fail(d, e, err, "reading enumerators", off);
+	while (rc == DW_DLV_OK) {
+		const char *name;
+		int64_t v = 0;
+		bool has = false;
+
+		if (dw_die_tag(d, c, &tag, e) != 0 || dw_die_name(d, c, &name, e) != 0) {
+			ret = -1;
+			break;
+		}
+		if (tag == DW_TAG_enumerator) {
+			if (dw_die_sconst(d, c, DW_AT_const_value, &v, &has, e) != 0) {
+				ret = -1;
+				break;
+			}
+			if ((ret = cb(arg, name != NULL ? name : "", v)) != 0)
+				break;
+		}
+		rc = dw_next_sibling(d, c, &s, &err);
+		if (rc == DW_DLV_ERROR) {
+			ret = dw_fail(d, e, err, "reading enumerators", off);
+			break;
+		}
+		dwarf_dealloc_die(c);
+		c = rc == DW_DLV_OK ? s : NULL;
+	}
+	if (c != NULL)
+		dwarf_dealloc_die(c);
+	dwarf_dealloc_die(die);
+	if (ret == -1 && e->status != KVS_OK)
+		return kerr_push(e, "enumerators of %s", type);
+	return ret;
+}

@@ -340,6 +340,94 @@ kernel_members(struct kvs_types *t, const char *type, kvs_member_cb cb, void *ar
 	return kvs_dwarf_members(t->dwarf, type, cb, arg, e);
 }
 
+/*
+ * kvs_types_peel and kvs_types_enumerators: BTF, DWARF, then the modules'
+ * DWARF, each asked only when the one before said "not found" (as
+ * kernel_members and module_members do for members lists).  Not cached:
+ * answers are strings the providers intern, and BTF answers in
+ * microseconds.
+ */
+struct tq2 {
+	const char *type;
+	struct kvs_typepeel *p;     /* peel, or enumerators: */
+	kvs_enum_cb cb;
+	void *arg;
+};
+
+static int
+ask_btf(struct kvs_btf *b, const struct tq2 *q, struct kvs_error *e)
+{
+	return q->p != NULL ? kvs_btf_peel(b, q->type, q->p, e) :
+	    kvs_btf_enumerators(b, q->type, q->cb, q->arg, e);
+}
+
+static int
+ask_dwarf(struct kvs_dwarf *d, const struct tq2 *q, struct kvs_error *e)
+{
+	return q->p != NULL ? kvs_dwarf_peel(d, q->type, q->p, e) :
+	    kvs_dwarf_enumerators(d, q->type, q->cb, q->arg, e);
+}
+
+static int
+ask_all(struct kvs_types *t, const struct tq2 *q, struct kvs_error *e)
+{
+	struct kvs_btf *bt;
+	struct kvs_error be;
+	unsigned i;
+	int rc;
+
+	if (q->type == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no type name");
+	if ((bt = need_btf(t)) != NULL) {
+		kerr_clear(&be);
+		rc = ask_btf(bt, q, &be);
+		if (rc != -1 || be.status != KVS_E_NOTYPE) {
+			*e = be;
+			return rc;
+		}
+	}
+	if (need_dwarf(t, e) != 0) {
+		if (bt != NULL)
+			*e = be;
+		rc = -1;
+	} else
+		rc = ask_dwarf(t->dwarf, q, e);
+	for (i = 0; i < t->nmods && rc == -1 && e->status == KVS_E_NOTYPE; i++) {
+		struct kvs_dwarf *d = module_dwarf(&t->mods[i]);
+		struct kvs_error e2;
+
+		if (d == NULL)
+			continue;
+		kerr_clear(&e2);
+		rc = ask_dwarf(d, q, &e2);
+		if (rc != -1 || e2.status != KVS_E_NOTYPE) {
+			*e = e2;
+			return rc;
+		}
+	}
+	return rc;
+}
+
+int
+kvs_types_peel(struct kvs_types *t, const char *type, struct kvs_typepeel *p,
+    struct kvs_error *e)
+{
+	const struct tq2 q = { type, p, NULL, NULL };
+
+	return ask_all(t, &q, e);
+}
+
+int
+kvs_types_enumerators(struct kvs_types *t, const char *type, kvs_enum_cb cb, void *arg,
+    struct kvs_error *e)
+{
+	const struct tq2 q = { type, NULL, cb, arg };
+
+	if (cb == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no callback");
+	return ask_all(t, &q, e);
+}
+
 /* Members copied out for the cache (the strings stay the providers'). */
 struct mcollect {
 	struct kvs_member_info *m;

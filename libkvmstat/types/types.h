@@ -18,6 +18,7 @@
 struct Elf; /* libelf's opaque type, kept out of the public header */
 struct kvs_notify;
 struct kvs_member_info;
+struct kvs_typepeel;
 
 /* -------------------------------------------------------------- the front */
 
@@ -60,6 +61,14 @@ KVS_HIDDEN int kvs_types_query(struct kvs_types *t, enum kvs_tq q, const char *a
 typedef int (*kvs_member_cb)(void *arg, const struct kvs_member_info *m);
 KVS_HIDDEN int kvs_types_members(struct kvs_types *t, const char *type,
     kvs_member_cb cb, void *arg, struct kvs_error *e);
+/* kvs_type_peel and kvs_type_enumerators (kvmstat.h): BTF, then DWARF,
+ * then the modules' DWARF; not cached.  0, cb's non-zero value, or -1 with
+ * e set. */
+typedef int (*kvs_enum_cb)(void *arg, const char *name, int64_t value);
+KVS_HIDDEN int kvs_types_peel(struct kvs_types *t, const char *type,
+    struct kvs_typepeel *p, struct kvs_error *e);
+KVS_HIDDEN int kvs_types_enumerators(struct kvs_types *t, const char *type,
+    kvs_enum_cb cb, void *arg, struct kvs_error *e);
 /* The kernel DWARF's version when DWARF is, or would be, asked; 0 when BTF
  * answers or there is no DWARF. */
 KVS_HIDDEN int kvs_types_dwarf_version(struct kvs_types *t);
@@ -125,6 +134,11 @@ KVS_HIDDEN bool kvs_dwarf_fast_indexed(const struct kvs_dwarf *d);
 /* As kvs_types_members, from this DWARF alone. */
 KVS_HIDDEN int kvs_dwarf_members(struct kvs_dwarf *d, const char *type,
     kvs_member_cb cb, void *arg, struct kvs_error *e);
+/* As kvs_types_peel and kvs_types_enumerators, from this DWARF alone. */
+KVS_HIDDEN int kvs_dwarf_peel(struct kvs_dwarf *d, const char *type,
+    struct kvs_typepeel *p, struct kvs_error *e);
+KVS_HIDDEN int kvs_dwarf_enumerators(struct kvs_dwarf *d, const char *type,
+    kvs_enum_cb cb, void *arg, struct kvs_error *e);
 
 /* -------------------------------------------------------------------- BTF */
 
@@ -151,6 +165,10 @@ KVS_HIDDEN int kvs_btf_variable(struct kvs_btf *b, const char *var,
     struct kvs_typeinfo *ti, struct kvs_error *e);
 KVS_HIDDEN int kvs_btf_members(struct kvs_btf *b, const char *type,
     kvs_member_cb cb, void *arg, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_peel(struct kvs_btf *b, const char *type,
+    struct kvs_typepeel *p, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_enumerators(struct kvs_btf *b, const char *type,
+    kvs_enum_cb cb, void *arg, struct kvs_error *e);
 
 /* ------------------------------------------------------- layout cache */
 

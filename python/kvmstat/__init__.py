@@ -94,7 +94,12 @@ class _Proc(ctypes.Structure):
                 ('pr_scale', _u64)]
 
 
+class _TypePeel(ctypes.Structure):
+    _fields_ = [('name', _cp), ('target', _cp), ('encoding', ctypes.c_int)]
+
+
 _MEMBER_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_MemberInfo))
+_ENUM_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.c_char_p, ctypes.c_int64)
 _NOTIFY_CB = ctypes.CFUNCTYPE(None, _vp, ctypes.c_char_p)
 
 _PROTOS = {
@@ -119,6 +124,8 @@ _PROTOS = {
     'kvs_has_member': (ctypes.c_int, [_vp, _cp, _cp]),
     'kvs_variable': (ctypes.c_int, [_vp, _cp, ctypes.POINTER(_TypeInfo)]),
     'kvs_type_members': (ctypes.c_int, [_vp, _cp, _MEMBER_CB, _vp]),
+    'kvs_type_peel': (ctypes.c_int, [_vp, _cp, ctypes.POINTER(_TypePeel)]),
+    'kvs_type_enumerators': (ctypes.c_int, [_vp, _cp, _ENUM_CB, _vp]),
     'kvs_dumpinfo': (ctypes.c_int, [_vp, ctypes.POINTER(_DumpInfo)]),
     'kvs_add_module': (ctypes.c_int, [_vp, _cp]),
     'kvs_add_module_dir': (ctypes.c_int, [_vp, _cp]),

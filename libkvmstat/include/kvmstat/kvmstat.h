@@ -171,6 +171,35 @@ int kvs_type_members(kvs_t *kd, const char *type,
     int (*cb)(void *arg, const struct kvs_member_info *m), void *arg);
 
 /*
+ * What a type is under its typedefs and qualifiers, for code that reads
+ * values by their C type (the Python object layer): its name once every
+ * typedef and qualifier is peeled ("pid_t" -> "int", "pgtable_t" ->
+ * "struct page *"; an anonymous struct is "struct <anonymous>"), a
+ * typedef's own target one step down (NULL when type is no typedef), and
+ * how a base type's or an enum's bits read.  Strings are borrowed until
+ * kvs_close().  Not kept in the layout cache: BTF or DWARF answers.
+ */
+typedef enum kvs_encoding {
+	KVS_ENC_NONE = 0,     /* not a base type or enum */
+	KVS_ENC_SIGNED,
+	KVS_ENC_UNSIGNED,
+	KVS_ENC_BOOL,
+	KVS_ENC_FLOAT
+} kvs_encoding_t;
+struct kvs_typepeel {
+	const char *name;
+	const char *target;
+	kvs_encoding_t encoding;
+};
+int kvs_type_peel(kvs_t *kd, const char *type, struct kvs_typepeel *p);
+/* The enumerators of an enum type ("enum x", or a typedef of one), in
+ * declaration order: cb(arg, name, value) returns 0 to go on, non-zero to
+ * stop (returned).  An unsigned 64-bit enumerator's value is its bits.
+ * 0, or -1 (KVS_E_NOTYPE: no such type; KVS_E_INVAL: not an enum). */
+int kvs_type_enumerators(kvs_t *kd, const char *type,
+    int (*cb)(void *arg, const char *name, int64_t value), void *arg);
+
+/*
  * The layout cache: answers to type questions kept per kernel file under
  * $XDG_CACHE_HOME/kvmstat (default ~/.cache/kvmstat), so that a later
  * handle on the same kernel answers them without reading BTF or DWARF.
