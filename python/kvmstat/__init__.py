@@ -1073,3 +1073,263 @@ class Gmon:
 
     def __del__(self):
         self.close()
+
+
+# ----------------------------------------------------------------- Program
+
+from ._object import (TypeKind, Type, TypeMember, TypeEnumerator, Object,  # noqa: E402
+                      FaultError, ObjectAbsentError, cast, reinterpret, sizeof,
+                      offsetof, container_of, NULL, parse_type)
+
+__all__ += ['Program', 'TypeKind', 'Type', 'TypeMember', 'TypeEnumerator', 'Object',
+            'FaultError', 'ObjectAbsentError', 'cast', 'reinterpret', 'sizeof', 'offsetof',
+            'container_of', 'NULL']
+
+
+class Program(Kvmstat):
+    """A kernel and its memory with drgn's questions: prog['init_task'],
+    prog.type('struct page *'), prog.object(name), prog.symbol(name or
+    address), prog.read(address, size).  Everything Kvmstat has, too (its
+    TypeInfo answers as typeinfo() and variable_info())."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._types = {}
+        self._ptr_size = 8
+        self._rbuf = ctypes.create_string_buffer(64)
+        self._words = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32,
+                       8: ctypes.c_uint64}
+        self._objs = {}
+
+    # -- drgn's Program
+    def __getitem__(self, name):
+        try:
+            return self.object(name)
+        except LookupError:
+            raise KeyError(name) from None
+
+    def __contains__(self, name):
+        try:
+            self.object(name)
+            return True
+        except LookupError:
+            return False
+
+    def object(self, name):
+        """The global variable (a reference object) or function named name."""
+        o = self._objs.get(name)
+        if o is not None:
+            return o
+        addr, size = _u64(), _u64()
+        if self._lib.kvs_symbol(self._h(), _b(name), ctypes.byref(addr),
+                                ctypes.byref(size)) != 0:
+            raise LookupError("could not find '%s'" % name)
+        ti = _TypeInfo()
+        if self._lib.kvs_variable(self._h(), _b(name), ctypes.byref(ti)) == 0:
+            o = Object(self, self.type(_s(ti.type_name)), address=addr.value)
+        else:
+            # no type for it: a function (or a symbol no debug info names)
+            f = Type(self, TypeKind.FUNCTION, 'void (void)', size=None)
+            o = Object(self, f, address=addr.value)
+        self._objs[name] = o
+        return o
+
+    def variable(self, name):
+        """The global variable named name, as an Object (drgn's meaning;
+        variable_info() gives the TypeInfo)."""
+        o = self.object(name)
+        if o.type_.kind == TypeKind.FUNCTION:
+            raise LookupError("could not find variable '%s'" % name)
+        return o
+
+    def function(self, name):
+        o = self.object(name)
+        if o.type_.kind != TypeKind.FUNCTION:
+            raise LookupError("could not find function '%s'" % name)
+        return o
+
+    def variable_info(self, name):
+        return Kvmstat.variable(self, name)
+
+    def typeinfo(self, name):
+        """Kvmstat.type's TypeInfo of a type (size, kind, offset...)."""
+        return Kvmstat.type(self, name)
+
+    def type(self, name):
+        """The Type for a C spelling ('struct task_struct *', 'char [16]',
+        'pid_t'), or a Type given."""
+        if isinstance(name, Type):
+            return name
+        t = self._types.get(name)
+        if t is None:
+            t = parse_type(self, name)
+            self._types[name] = t
+        return t
+
+    def _named_type(self, s):
+        if s == 'void':
+            return Type(self, TypeKind.VOID, 'void')
+        ti = _TypeInfo()
+        if self._lib.kvs_type(self._h(), _b(s), ctypes.byref(ti)) != 0:
+            for alt in _base_spellings(s):
+                if self._lib.kvs_type(self._h(), _b(alt), ctypes.byref(ti)) == 0:
+                    t = self.type(alt)
+                    return t
+            raise LookupError("could not find '%s'" % s)
+        p = _TypePeel()
+        if self._lib.kvs_type_peel(self._h(), _b(s), ctypes.byref(p)) != 0:
+            raise LookupError("could not find '%s': %s" % (s, _s(self._lib.kvs_geterr(self._kd))))
+        if p.target is not None:
+            target = _s(p.target)
+            if '<anonymous>' in target:
+                # an anonymous struct, union or enum: known by this name
+                kind = {'struct': TypeKind.STRUCT, 'union': TypeKind.UNION,
+                        'enum': TypeKind.ENUM}.get(target.split()[0], TypeKind.STRUCT)
+                tt = Type(self, kind, target, size=ti.size, lookup=s,
+                          is_signed=p.encoding == 1 if kind == TypeKind.ENUM else None)
+            else:
+                tt = self.type(target)
+            return Type(self, TypeKind.TYPEDEF, s, size=ti.size, name=s, type=tt, lookup=s)
+        kind = KIND_NAMES[ti.kind]
+        if kind == 'base':
+            k = {3: TypeKind.BOOL, 4: TypeKind.FLOAT}.get(p.encoding, TypeKind.INT)
+            return Type(self, k, s, size=ti.size, name=s, is_signed=p.encoding == 1, lookup=s)
+        if kind in ('struct', 'union', 'enum'):
+            tag = s.split(None, 1)[1] if ' ' in s and s.split()[0] in (
+                'struct', 'union', 'enum') else s
+            k = {'struct': TypeKind.STRUCT, 'union': TypeKind.UNION,
+                 'enum': TypeKind.ENUM}[kind]
+            return Type(self, k, s, size=ti.size, tag=tag, lookup=s,
+                        is_signed=(p.encoding == 1) if k == TypeKind.ENUM else None)
+        raise LookupError("'%s' is a %s, not a named type" % (s, kind))
+
+    def pointer_type(self, type):
+        """A pointer to type (a Type or its spelling)."""
+        t = self.type(type)
+        sp = t.type_name()
+        return self.type(sp + '*' if sp.endswith('*') else sp + ' *')
+
+    def _enumerators(self, lookup):
+        out = []
+
+        def cb(_arg, name, value):
+            out.append(TypeEnumerator(_s(name), value))
+            return 0
+        if self._lib.kvs_type_enumerators(self._h(), _b(lookup), _ENUM_CB(cb), None) != 0:
+            raise self._error()
+        return out
+
+    def constant(self, name, enum_type):
+        """The enumerator name of enum_type as an Object (drgn finds it by
+        name alone; here its enum is named: 'enum pageflags')."""
+        t = self.type(enum_type)
+        for e in t.enumerators or ():
+            if e.name == name:
+                return Object(self, t, value=e.value)
+        raise LookupError("'%s' has no enumerator '%s'" % (enum_type, name))
+
+    def symbol(self, what):
+        """The symbol named what, or holding address what: a Symbol (an int,
+        its address, with .name, .address and .size)."""
+        if isinstance(what, str):
+            return Kvmstat.symbol(self, what)
+        hit = self.symbol_at(int(what))
+        if hit is None:
+            raise LookupError('could not find symbol containing 0x%x' % int(what))
+        s = Kvmstat.symbol(self, hit[0])
+        return s
+
+    def read(self, address, size, physical=False):
+        """size bytes at address (kernel virtual, or physical)."""
+        buf = ctypes.create_string_buffer(size)
+        f = self._lib.kvs_read_phys if physical else self._lib.kvs_read
+        if f(self._h(), int(address), buf, size) != 0:
+            raise self._fault(address)
+        return buf.raw
+
+    def _fault(self, address):
+        e = self._error()
+        return FaultError(str(e), e.fault_addr if e.fault_addr is not None else int(address))
+
+    def _read_int(self, address, size, signed):
+        buf = self._rbuf
+        if size > len(buf):
+            return int.from_bytes(self.read(address, size), 'little', signed=signed)
+        if self._lib.kvs_read(self._kd, address, buf, size) != 0:
+            raise self._fault(address)
+        v = int.from_bytes(buf.raw[:size], 'little', signed=signed)
+        return v
+
+    def _read_cstring(self, address, limit=1 << 20):
+        out = b''
+        while len(out) < limit:
+            chunk = 4096 - (address + len(out)) % 4096
+            data = self.read(address + len(out), chunk)
+            nul = data.find(b'\0')
+            if nul >= 0:
+                return out + data[:nul]
+            out += data
+        return out
+
+    @property
+    def platform(self):
+        return self.kernel_info()
+
+
+Symbol.address = property(lambda self: self.addr)
+
+_INT_WORDS = {'signed', 'unsigned', 'char', 'short', 'int', 'long'}
+
+
+def _base_spellings(s):
+    """Other spellings of a C integer type: 'unsigned long' is GCC's 'long
+    unsigned int' and clang's 'unsigned long'."""
+    words = s.split()
+    if not words or not set(words) <= _INT_WORDS:
+        return []
+    sign = 'unsigned' if 'unsigned' in words else 'signed' if 'signed' in words else ''
+    longs = words.count('long')
+    if 'char' in words:
+        core = 'char'
+    elif 'short' in words:
+        core = 'short'
+    elif longs:
+        core = ' '.join(['long'] * longs)
+    else:
+        core = 'int'
+    out = []
+    if core == 'char':
+        out.append((sign + ' char').strip())
+    elif core == 'int':
+        out += ['unsigned int' if sign == 'unsigned' else 'int', (sign + ' int').strip()]
+        if sign == 'unsigned':
+            out.append('unsigned')
+    else:
+        gcc = core + (' unsigned' if sign == 'unsigned' else '') + ' int'
+        out += [gcc, (sign + ' ' + core).strip() if sign == 'unsigned' else core,
+                core + ' int', (sign + ' ' + core + ' int').strip()]
+    return [o for o in dict.fromkeys(out) if o != s]
+
+
+def _open_program(core=None, kernel=None, raw=False, verify=True, kernel_only=False,
+                  modules=(), module_dir=None, no_kernel=False):
+    return Program(core=core, kernel=kernel, raw=raw, verify=verify, kernel_only=kernel_only,
+                   modules=modules, module_dir=module_dir, no_kernel=no_kernel)
+
+
+_open_kvmstat = open
+
+
+def open(core=None, kernel=None, raw=False, verify=True, kernel_only=False,  # noqa: F811
+         modules=(), module_dir=None, no_kernel=False):
+    """Open kernel (an ELF image with symbols) and core (a crash dump, a raw
+    image with raw=True, or None for live memory) as a Program.  kernel may
+    be None when the dump carries what its kernel needs (a Linux dump with
+    VMCOREINFO: kallsyms and BTF in memory), or with no_kernel=True, which
+    opens the dump for its bytes alone (dump_info, read_phys).
+    kernel_only=True opens the kernel alone, for symbol and type queries.
+    The result is a context manager; it is closed on exit.  A failure
+    raises Error with its .code and .status."""
+    return _open_program(core=core, kernel=kernel, raw=raw, verify=verify,
+                         kernel_only=kernel_only, modules=modules, module_dir=module_dir,
+                         no_kernel=no_kernel)

@@ -1,0 +1,452 @@
+"""Linux kernel helpers with drgn's names and behaviour:
+
+    from kvmstat.helpers.linux import list_for_each_entry, for_each_task
+    for task in for_each_task(prog):
+        print(task.pid.value_(), task.comm.string_())
+
+Lists (list_head, hlist), red-black trees, tasks, per-CPU data, slab caches
+and their objects (through libkvmstat's SLUB walker), pages, and the memory
+census (meminfo, whatis).  Every walk is bounded (helpers.common)."""
+from .. import _object
+from .._object import Object, container_of, NULL, sizeof
+from .common import WALK_LIMIT, WalkError
+
+__all__ = ['list_empty', 'list_is_singular', 'list_first_entry', 'list_last_entry',
+           'list_next_entry', 'list_prev_entry', 'list_for_each', 'list_for_each_reverse',
+           'list_for_each_entry', 'list_for_each_entry_reverse', 'list_count_nodes',
+           'hlist_empty', 'hlist_for_each', 'hlist_for_each_entry',
+           'rb_first', 'rb_last', 'rb_next', 'rb_prev', 'rb_parent',
+           'rbtree_inorder_for_each', 'rbtree_inorder_for_each_entry',
+           'for_each_task', 'find_task', 'task_state_to_char', 'for_each_possible_cpu',
+           'for_each_online_cpu', 'for_each_present_cpu', 'per_cpu_ptr', 'per_cpu',
+           'for_each_slab_cache', 'find_slab_cache', 'slab_cache_for_each_allocated_object',
+           'slab_object_info', 'SlabObjectInfo', 'find_containing_slab_cache',
+           'pfn_to_page', 'page_to_pfn', 'page_to_virt', 'virt_to_page', 'pfn_to_virt',
+           'virt_to_pfn', 'page_to_phys', 'PageSlab', 'decode_page_flags', 'meminfo',
+           'whatis', 'container_of', 'NULL']
+
+
+# ------------------------------------------------------------------ lists
+
+def list_empty(head):
+    head = _ptr(head)
+    return head.next.value_() == head.value_()
+
+
+def list_is_singular(head):
+    head = _ptr(head)
+    nxt = head.next
+    return nxt.value_() != head.value_() and nxt.value_() == head.prev.value_()
+
+
+def list_first_entry(head, type, member):
+    return container_of(_ptr(head).next, type, member)
+
+
+def list_last_entry(head, type, member):
+    return container_of(_ptr(head).prev, type, member)
+
+
+def list_next_entry(pos, member):
+    return container_of(getattr(pos, member).next, pos.type_.type, member)
+
+
+def list_prev_entry(pos, member):
+    return container_of(getattr(pos, member).prev, pos.type_.type, member)
+
+
+def _ptr(obj):
+    """A pointer to obj (a list_head, or a pointer to one)."""
+    if obj._peeled().kind == _object.TypeKind.POINTER:
+        return obj
+    return obj.address_of_()
+
+
+def list_for_each(head):
+    """Each struct list_head * on the list whose head is head."""
+    head = _ptr(head)
+    stop = head.value_()
+    pos = head.next
+    n = 0
+    while pos.value_() != stop:
+        n += 1
+        if n > WALK_LIMIT:
+            raise WalkError('list at 0x%x does not end' % stop)
+        yield pos
+        pos = pos.next
+
+
+def list_for_each_reverse(head):
+    head = _ptr(head)
+    stop = head.value_()
+    pos = head.prev
+    n = 0
+    while pos.value_() != stop:
+        n += 1
+        if n > WALK_LIMIT:
+            raise WalkError('list at 0x%x does not end' % stop)
+        yield pos
+        pos = pos.prev
+
+
+def list_for_each_entry(type, head, member):
+    """Each entry (a pointer to type) of the list, linked through member."""
+    prog = head.prog_
+    t = prog.type(type) if isinstance(type, str) else type
+    ptype = prog.pointer_type(t)
+    off = _object.offsetof(t, member)
+    for pos in list_for_each(head):
+        yield Object(prog, ptype, value=pos.value_() - off)
+
+
+def list_for_each_entry_reverse(type, head, member):
+    prog = head.prog_
+    t = prog.type(type) if isinstance(type, str) else type
+    ptype = prog.pointer_type(t)
+    off = _object.offsetof(t, member)
+    for pos in list_for_each_reverse(head):
+        yield Object(prog, ptype, value=pos.value_() - off)
+
+
+def list_count_nodes(head):
+    return sum(1 for _ in list_for_each(head))
+
+
+def hlist_empty(head):
+    return not _ptr(head).first
+
+
+def hlist_for_each(head):
+    pos = _ptr(head).first
+    n = 0
+    while pos.value_():
+        n += 1
+        if n > WALK_LIMIT:
+            raise WalkError('hlist does not end')
+        yield pos
+        pos = pos.next
+
+
+def hlist_for_each_entry(type, head, member):
+    prog = head.prog_
+    t = prog.type(type) if isinstance(type, str) else type
+    ptype = prog.pointer_type(t)
+    off = _object.offsetof(t, member)
+    for pos in hlist_for_each(head):
+        yield Object(prog, ptype, value=pos.value_() - off)
+
+
+# ------------------------------------------------------------ rbtrees
+
+def rb_parent(node):
+    node = _ptr(node)
+    return Object(node.prog_, node.type_, value=node.__rb_parent_color.value_() & ~3)
+
+
+def _rb_root_node(root):
+    root = _ptr(root)
+    if root._peeled().type.type_name().endswith('rb_root_cached'):
+        return root.rb_root.rb_node
+    return root.rb_node
+
+
+def rb_first(root):
+    node = _rb_root_node(root)
+    if not node:
+        return node
+    while node.rb_left:
+        node = node.rb_left
+    return node
+
+
+def rb_last(root):
+    node = _rb_root_node(root)
+    if not node:
+        return node
+    while node.rb_right:
+        node = node.rb_right
+    return node
+
+
+def rb_next(node):
+    node = _ptr(node)
+    if node.rb_right:
+        node = node.rb_right
+        while node.rb_left:
+            node = node.rb_left
+        return node
+    parent = rb_parent(node)
+    while parent and node.value_() == parent.rb_right.value_():
+        node = parent
+        parent = rb_parent(node)
+    return parent
+
+
+def rb_prev(node):
+    node = _ptr(node)
+    if node.rb_left:
+        node = node.rb_left
+        while node.rb_right:
+            node = node.rb_right
+        return node
+    parent = rb_parent(node)
+    while parent and node.value_() == parent.rb_left.value_():
+        node = parent
+        parent = rb_parent(node)
+    return parent
+
+
+def rbtree_inorder_for_each(root):
+    node = rb_first(root)
+    n = 0
+    while node:
+        n += 1
+        if n > WALK_LIMIT:
+            raise WalkError('rbtree does not end')
+        yield node
+        node = rb_next(node)
+
+
+def rbtree_inorder_for_each_entry(type, root, member):
+    prog = root.prog_
+    t = prog.type(type) if isinstance(type, str) else type
+    ptype = prog.pointer_type(t)
+    off = _object.offsetof(t, member)
+    for node in rbtree_inorder_for_each(root):
+        yield Object(prog, ptype, value=node.value_() - off)
+
+
+# ------------------------------------------------------------------ tasks
+
+def for_each_task(prog):
+    """Every task (struct task_struct *): each thread group leader from
+    init_task's tasks list, then the threads of each group."""
+    init = prog['init_task']
+    t = prog.type('struct task_struct')
+    has_threads = t.has_member('thread_node')
+    for leader in [init.address_of_()] + list(
+            list_for_each_entry('struct task_struct', init.tasks.address_of_(), 'tasks')):
+        if has_threads:
+            head = leader.signal.thread_head.address_of_()
+            for th in list_for_each_entry('struct task_struct', head, 'thread_node'):
+                yield th
+        else:
+            yield leader
+            for th in list_for_each_entry('struct task_struct', leader.thread_group.address_of_(),
+                                          'thread_group'):
+                yield th
+
+
+def find_task(prog, pid):
+    for task in for_each_task(prog):
+        if task.pid.value_() == pid:
+            return task
+    return NULL(prog, 'struct task_struct *')
+
+
+_TASK_STATE = 'RSDTtXZPI'
+
+
+def task_state_to_char(task):
+    """ps's state letter: R S D T t X Z P I (as the kernel's task_state_to_char)."""
+    t = task.prog_.type('struct task_struct')
+    state = (task.__state if t.has_member('__state') else task.state).value_()
+    exit_state = task.exit_state.value_()
+    bits = (state | exit_state) & 0x7f
+    # TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD) exactly: 'I'
+    if state == 0x402:
+        return 'I'
+    if bits == 0:
+        return 'R'
+    return _TASK_STATE[min(bits.bit_length(), len(_TASK_STATE) - 1)]
+
+
+# ------------------------------------------------------------------- CPUs
+
+def _cpumask_bits(prog, name):
+    mask = prog[name]
+    bits = mask.bits
+    out = []
+    for i, word in enumerate(bits):
+        w = word.value_()
+        b = 0
+        while w:
+            if w & 1:
+                out.append(i * 64 + b)
+            w >>= 1
+            b += 1
+    return out
+
+
+def for_each_possible_cpu(prog):
+    return iter(_cpumask_bits(prog, '__cpu_possible_mask'))
+
+
+def for_each_online_cpu(prog):
+    return iter(_cpumask_bits(prog, '__cpu_online_mask'))
+
+
+def for_each_present_cpu(prog):
+    return iter(_cpumask_bits(prog, '__cpu_present_mask'))
+
+
+def per_cpu_ptr(ptr, cpu):
+    """ptr (a __percpu pointer) for CPU cpu."""
+    prog = ptr.prog_
+    off = prog['__per_cpu_offset'][cpu].value_()
+    return Object(prog, ptr.type_, value=(ptr.value_() + off) & ((1 << 64) - 1))
+
+
+def per_cpu(var, cpu):
+    """The per-CPU variable var (a reference object) for CPU cpu."""
+    return per_cpu_ptr(var.address_of_(), cpu)[0]
+
+
+# ------------------------------------------------------------------- slab
+
+def for_each_slab_cache(prog):
+    return list_for_each_entry('struct kmem_cache', prog['slab_caches'].address_of_(), 'list')
+
+
+def find_slab_cache(prog, name):
+    if isinstance(name, str):
+        name = name.encode()
+    for s in for_each_slab_cache(prog):
+        if s.name.string_() == name:
+            return s
+    return None
+
+
+def slab_cache_for_each_allocated_object(slab_cache, type):
+    """Each allocated object of the cache, as a pointer to type (the
+    library's SLUB walk: CPU freelists, partial lists and full slabs)."""
+    prog = slab_cache.prog_
+    name = slab_cache.name.string_().decode('utf-8', 'surrogateescape')
+    ptype = prog.pointer_type(type)
+    for o in prog.slab_objects(name):
+        if o.allocated:
+            yield Object(prog, ptype, value=o.address)
+
+
+class SlabObjectInfo:
+    """What slab_object_info says of an address: slab_cache (a struct
+    kmem_cache *), slab (struct slab * or struct page *), address (the
+    object's start) and allocated."""
+    __slots__ = ('slab_cache', 'slab', 'address', 'allocated')
+
+    def __init__(self, slab_cache, slab, address, allocated):
+        self.slab_cache, self.slab, self.address, self.allocated = (slab_cache, slab,
+                                                                    address, allocated)
+
+    def __repr__(self):
+        return 'SlabObjectInfo(slab_cache=%r, slab=%r, address=0x%x, allocated=%r)' % (
+            self.slab_cache, self.slab, self.address, self.allocated)
+
+
+def slab_object_info(prog, addr):
+    """The slab object holding addr, or None (drgn's slab_object_info)."""
+    w = prog.whatis(int(addr))
+    if w.kind != 'slab':
+        return None
+    slab_t = 'struct slab *' if _has_type(prog, 'struct slab') else 'struct page *'
+    return SlabObjectInfo(Object(prog, 'struct kmem_cache *', value=w.cache_address),
+                          Object(prog, slab_t, value=getattr(w, 'page', 0) or 0),
+                          w.object, w.allocated)
+
+
+def find_containing_slab_cache(prog, addr):
+    """The struct kmem_cache * whose slab holds addr, or NULL."""
+    info = slab_object_info(prog, addr)
+    if info is None:
+        return NULL(prog, 'struct kmem_cache *')
+    return info.slab_cache
+
+
+def _has_type(prog, name):
+    try:
+        prog.type(name)
+        return True
+    except LookupError:
+        return False
+
+
+# ------------------------------------------------------------------ pages
+
+def _vmemmap(prog):
+    try:
+        return prog['vmemmap_base'].value_()
+    except (KeyError, LookupError):
+        return 0xffffea0000000000
+
+
+def _page_offset(prog):
+    try:
+        return prog['page_offset_base'].value_()
+    except (KeyError, LookupError):
+        return 0xffff888000000000
+
+
+def pfn_to_page(prog, pfn):
+    return Object(prog, 'struct page *',
+                  value=_vmemmap(prog) + int(pfn) * sizeof(prog.type('struct page')))
+
+
+def page_to_pfn(page):
+    prog = page.prog_
+    return (page.value_() - _vmemmap(prog)) // sizeof(prog.type('struct page'))
+
+
+def page_to_phys(page):
+    return page_to_pfn(page) << 12
+
+
+def page_to_virt(page):
+    prog = page.prog_
+    return Object(prog, 'void *', value=_page_offset(prog) + (page_to_pfn(page) << 12))
+
+
+def pfn_to_virt(prog, pfn):
+    return Object(prog, 'void *', value=_page_offset(prog) + (int(pfn) << 12))
+
+
+def virt_to_pfn(prog, addr):
+    return (int(addr) - _page_offset(prog)) >> 12
+
+
+def virt_to_page(prog, addr):
+    return pfn_to_page(prog, virt_to_pfn(prog, addr))
+
+
+def PageSlab(page):
+    prog = page.prog_
+    bit = prog.constant('PG_slab', 'enum pageflags').value_()
+    return bool(page.flags.value_() >> bit & 1)
+
+
+def decode_page_flags(page):
+    """The page's flags as 'PG_a|PG_b' by the kernel's own enum pageflags."""
+    prog = page.prog_
+    flags = page.flags.value_()
+    names = []
+    seen = set()
+    for e in prog.type('enum pageflags').enumerators:
+        if e.value in seen or e.name.startswith('__') or e.value >= 64:
+            continue
+        if e.name == 'NR_PAGEFLAGS':
+            break
+        seen.add(e.value)
+        if flags >> e.value & 1:
+            names.append(e.name)
+    return '|'.join(names)
+
+
+# ----------------------------------------------------------------- census
+
+def meminfo(prog):
+    """/proc/meminfo's lines from the dump: {name: kB or count}."""
+    return {c.name: c.value for c in prog.meminfo()}
+
+
+def whatis(prog, addr):
+    """What holds addr (kvmstat whatis): a kvmstat.WhatIs record."""
+    return prog.whatis(int(addr))
