@@ -1078,11 +1078,11 @@ class Gmon:
 # ----------------------------------------------------------------- Program
 
 from ._object import (TypeKind, Type, TypeMember, TypeEnumerator, Object,  # noqa: E402
-                      FaultError, ObjectAbsentError, cast, reinterpret, sizeof,
-                      offsetof, container_of, NULL, parse_type)
+                      FaultError, NotFoundError, ObjectAbsentError, cast, reinterpret,
+                      sizeof, offsetof, container_of, NULL, parse_type)
 
 __all__ += ['Program', 'TypeKind', 'Type', 'TypeMember', 'TypeEnumerator', 'Object',
-            'FaultError', 'ObjectAbsentError', 'cast', 'reinterpret', 'sizeof', 'offsetof',
+            'FaultError', 'NotFoundError', 'ObjectAbsentError', 'cast', 'reinterpret', 'sizeof', 'offsetof',
             'container_of', 'NULL']
 
 
@@ -1123,7 +1123,7 @@ class Program(Kvmstat):
         addr, size = _u64(), _u64()
         if self._lib.kvs_symbol(self._h(), _b(name), ctypes.byref(addr),
                                 ctypes.byref(size)) != 0:
-            raise LookupError("could not find '%s'" % name)
+            raise NotFoundError("could not find '%s'" % name, 7)
         ti = _TypeInfo()
         if self._lib.kvs_variable(self._h(), _b(name), ctypes.byref(ti)) == 0:
             o = Object(self, self.type(_s(ti.type_name)), address=addr.value)
@@ -1175,10 +1175,10 @@ class Program(Kvmstat):
                 if self._lib.kvs_type(self._h(), _b(alt), ctypes.byref(ti)) == 0:
                     t = self.type(alt)
                     return t
-            raise LookupError("could not find '%s'" % s)
+            raise NotFoundError("could not find '%s'" % s)
         p = _TypePeel()
         if self._lib.kvs_type_peel(self._h(), _b(s), ctypes.byref(p)) != 0:
-            raise LookupError("could not find '%s': %s" % (s, _s(self._lib.kvs_geterr(self._kd))))
+            raise NotFoundError("could not find '%s': %s" % (s, _s(self._lib.kvs_geterr(self._kd))))
         if p.target is not None:
             target = _s(p.target)
             if '<anonymous>' in target:
@@ -1249,7 +1249,8 @@ class Program(Kvmstat):
 
     def _fault(self, address):
         e = self._error()
-        return FaultError(str(e), e.fault_addr if e.fault_addr is not None else int(address))
+        return FaultError(str(e), e.fault_addr if e.fault_addr is not None else int(address),
+                          e.status, e.code)
 
     def _read_int(self, address, size, signed):
         buf = self._rbuf

@@ -362,16 +362,29 @@ def _elem_spelling(t):
 
 # ----------------------------------------------------------------- objects
 
-class FaultError(Exception):
-    """A read of kernel memory the dump does not hold: .address says where."""
+from . import Error as _Error  # noqa: E402  (defined before this module loads)
 
-    def __init__(self, message, address):
-        super().__init__(message)
+
+class FaultError(_Error):
+    """A read of kernel memory the dump does not hold: .address says where
+    (a kvmstat.Error too, with the library's status and code)."""
+
+    def __init__(self, message, address, status=None, code=None):
+        super().__init__(message, status, address, code)
         self.message, self.address = message, address
 
     def __str__(self):
         return '%s: 0x%x' % (self.message, self.address) if self.address is not None \
             else self.message
+
+
+class NotFoundError(_Error, LookupError):
+    """A type, member or symbol the kernel does not have (a LookupError, and
+    a kvmstat.Error with code KVS_E_NOTYPE or KVS_E_NOSYMBOL)."""
+
+    def __init__(self, message, code=8):
+        super().__init__(message, 'type not found' if code == 8 else 'symbol not found',
+                         None, code)
 
 
 class ObjectAbsentError(Exception):
