@@ -127,5 +127,6 @@ int cmd_type(kvs_t *kd, const struct opts *o);
 int cmd_rd(kvs_t *kd, const struct opts *o);
 int cmd_diff(kvs_t *kd, const struct opts *o);
 int cmd_cache(kvs_t *kd, const struct opts *o);
+int cmd_shell(kvs_t *kd, const struct opts *o);
 
 #endif

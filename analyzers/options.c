@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	    "CORE_A CORE_B [--kernel-b KERNEL]  (-N is CORE_A's kernel)" },
 	{ "cache", cmd_cache, "the layout cache: where, what it holds",
 	    A_CLEAR | A_NO_HANDLE, NULL, "[--clear]" },
+	{ "shell", cmd_shell, "Python with prog bound to the kernel and its helpers, as drgn",
+	    A_ARGS | A_NO_HANDLE, NULL, "[SCRIPT [ARG...]]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -226,6 +228,42 @@ named_command(int argc, char **argv, const struct option *longopts)
 	return NULL;
 }
 
+/* `shell SCRIPT ARG...`: where the script's own arguments start (they are
+ * the script's, not kvmstat's options), or argc. */
+static int
+shell_args_start(int argc, char **argv, const struct option *longopts)
+{
+	int i, cmd = -1;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0') {
+			if (cmd < 0) {
+				if (strcmp(a, "shell") != 0)
+					return argc;
+				cmd = i;
+				continue;
+			}
+			return i + 1;                   /* the script */
+		}
+		if (a[1] == '-') {
+			const struct option *lo;
+			for (lo = longopts; lo->name != NULL; lo++)
+				if (strcmp(a + 2, lo->name) == 0 && lo->has_arg == required_argument)
+					i++;
+		} else if (strchr("MNoK", a[1]) != NULL && a[2] == '\0')
+			i++;
+	}
+	/* after "--": the command word, then the script */
+	if (cmd < 0 && i < argc && strcmp(argv[i], "shell") == 0)
+		cmd = i++;
+	return cmd >= 0 && i < argc ? i + 1 : argc;
+}
+
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
 	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR, OPT_NOKERNEL };
@@ -259,12 +297,14 @@ cli_parse(int argc, char **argv, struct cli *cl)
 	const struct command *c = NULL;
 	unsigned given = 0;
 	bool help = false, version = false;
-	int ch, rc;
+	int ch, rc, all_argc = argc;
 
 	usage_command = NULL;
 	cl->o = (struct opts){ .top = 20 };
 	cl->c = NULL;
 	cl->core_joined = NULL;
+	/* kvmstat shell SCRIPT ARG...: options after the script are its own. */
+	argc = shell_args_start(argc, argv, longopts);
 	/* Usage errors are JSON too when --json is anywhere on the line. */
 	for (ch = 1; ch < argc; ch++)
 		if (strcmp(argv[ch], "--json") == 0)
@@ -340,7 +380,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		cmd = argv[optind++];
 	cl->o.argv0 = argv[0];
 	cl->o.args = argv + optind;
-	cl->o.nargs = argc - optind;
+	cl->o.nargs = all_argc - optind;
 	if (cmd != NULL && strcmp(cmd, "help") == 0) {
 		if (cl->o.nargs == 0) {
 			if (cl->o.json)

@@ -142,6 +142,46 @@ class FreeBSDObjects(unittest.TestCase):
             self.assertEqual(sym.address, head.address_)
 
 
+class Shell(unittest.TestCase):
+    """kvmstat shell: a script gets prog and the helpers, its own argv; the
+    console reads commands from stdin."""
+
+    def run_shell(self, args, stdin=None):
+        import subprocess
+        exe = os.environ.get('KVS_KVMSTAT')
+        self.assertTrue(exe and os.path.exists(exe), 'KVS_KVMSTAT (the kvmstat program) missing')
+        env = dict(os.environ)
+        env.pop('PYTHONPATH', None)         # the program finds the module itself
+        return subprocess.run([exe] + args, input=stdin, capture_output=True, text=True,
+                              env=env, timeout=120)
+
+    def test_script_and_console(self):
+        import tempfile
+        t = truth('fbsd14')
+        with tempfile.NamedTemporaryFile('w', suffix='.py', delete=False) as f:
+            f.write('import sys\nprint(sys.argv[1:])\n'
+                    'for p in for_each_proc(prog):\n'
+                    '    print(p.p_pid.value_(), p.p_comm.string_().decode())\n')
+            script = f.name
+        try:
+            r = self.run_shell(['-M', os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'),
+                                '-N', kernel_of('fbsd14'), 'shell', script, '-x', '--json'])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.splitlines()
+            self.assertEqual(lines[0], "['-x', '--json']")
+            self.assertEqual(lines[1:], ['%d %s' % (p['pid'], p['comm']) for p in t['procs']])
+        finally:
+            os.unlink(script)
+        r = self.run_shell(['-M', os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'), '-N',
+                            kernel_of('fbsd14'), 'shell'],
+                           stdin="print('ncpus', prog['mp_ncpus'].value_())\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('ncpus %d' % t['mp_ncpus'], r.stdout)
+        r = self.run_shell(['-M', '/nonexistent/core', 'shell'])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('/nonexistent/core', r.stderr)
+
+
 class LinuxObjects(unittest.TestCase):
     def test_slab_caches(self):
         for fixture in ('linux-kaslr', 'linux-nokaslr'):
