@@ -1096,7 +1096,15 @@ class Program(Kvmstat):
         super().__init__(*args, **kw)
         self._types = {}
         self._ptr_size = 8
-        self._rbuf = ctypes.create_string_buffer(64)
+        self._rbuf = ctypes.create_string_buffer(4096)
+        # typed views of the read buffer: (size, signed) -> ctypes object
+        self._views = {(n, sg): t.from_buffer(self._rbuf) for n, sg, t in (
+            (1, False, ctypes.c_uint8), (2, False, ctypes.c_uint16),
+            (4, False, ctypes.c_uint32), (8, False, ctypes.c_uint64),
+            (1, True, ctypes.c_int8), (2, True, ctypes.c_int16),
+            (4, True, ctypes.c_int32), (8, True, ctypes.c_int64))}
+        self._kvs_read = self._lib.kvs_read
+        self._trunc = ctypes.c_int(0)
         self._words = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32,
                        8: ctypes.c_uint64}
         self._objs = {}
@@ -1253,15 +1261,27 @@ class Program(Kvmstat):
                           e.status, e.code)
 
     def _read_int(self, address, size, signed):
-        buf = self._rbuf
-        if size > len(buf):
-            return int.from_bytes(self.read(address, size), 'little', signed=signed)
-        if self._lib.kvs_read(self._kd, address, buf, size) != 0:
+        view = self._views.get((size, bool(signed)))
+        if view is None:
+            return int.from_bytes(self.read(address, size), 'little', signed=bool(signed))
+        if self._kvs_read(self._kd, address, self._rbuf, size) != 0:
             raise self._fault(address)
-        v = int.from_bytes(buf.raw[:size], 'little', signed=signed)
-        return v
+        return view.value
+
+    def _read_small(self, address, size):
+        """size bytes (at most the read buffer's) without a new buffer."""
+        if size > len(self._rbuf):
+            return self.read(address, size)
+        if self._kvs_read(self._kd, address, self._rbuf, size) != 0:
+            raise self._fault(address)
+        return self._rbuf.raw[:size]
 
     def _read_cstring(self, address, limit=1 << 20):
+        trunc = self._trunc
+        n = self._lib.kvs_read_string(self._kd, address, self._rbuf, len(self._rbuf),
+                                      ctypes.byref(trunc))
+        if n >= 0 and not trunc.value:
+            return self._rbuf.raw[:n]
         out = b''
         while len(out) < limit:
             chunk = 4096 - (address + len(out)) % 4096

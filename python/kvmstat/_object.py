@@ -91,6 +91,10 @@ class Type:
         self._members = None
         self._by_name = None
         self._enumerators = None
+        self._pk = None              # the peeled type, once known
+        self._wrap = None            # (mask, sign bit) of an integer type; False
+        self._tpk = None             # a pointer's target, peeled
+        self._mc = {}                # member name -> (byte offset, type, bit, bits)
 
     def type_name(self):
         """The type's C spelling: 'struct task_struct *', 'char [16]'."""
@@ -114,10 +118,42 @@ class Type:
         return self.prog.type(_strip_quals(self._spelling))
 
     def _peeled(self):
-        t = self
-        while t.kind == TypeKind.TYPEDEF:
-            t = t.type
+        t = self._pk
+        if t is None:
+            t = self
+            while t.kind == TypeKind.TYPEDEF:
+                t = _resolve(t.type)
+            self._pk = t
         return t
+
+    def _target_peeled(self):
+        self._tpk = _resolve(self.type)._peeled()
+        return self._tpk
+
+    def _wrapper(self):
+        """How a held integer of this type wraps: (mask, sign bit), or False
+        for what is not an integer, a pointer or an enum."""
+        t = self._peeled()
+        if t.kind in (TypeKind.INT, TypeKind.ENUM, TypeKind.POINTER) and t.size:
+            bits = t.size * 8
+            self._wrap = ((1 << bits) - 1, (1 << (bits - 1)) if t.is_signed else 0)
+        else:
+            self._wrap = False
+        return self._wrap
+
+    def _mref(self, name):
+        """(byte offset, resolved type, bit offset in the byte or None,
+        bit-field size) of member name: the hot path of member access."""
+        r = self._mc.get(name)
+        if r is None:
+            m = self.member(name)
+            mt = _resolve(m.type)
+            if m.bit_field_size is not None:
+                r = (m.bit_offset // 8, mt, m.bit_offset % 8, m.bit_field_size)
+            else:
+                r = (m.bit_offset // 8, mt, None, None)
+            self._mc[name] = r
+        return r
 
     @property
     def members(self):
@@ -402,35 +438,50 @@ class Object:
 
     def __init__(self, prog, type=None, value=None, *, address=None, bit_offset=0,
                  bit_field_size=None):
-        if isinstance(type, str):
-            type = prog.type(type)
-        elif type is None:
-            if isinstance(value, Object):
-                type = value.type_
-            elif isinstance(value, bool):
-                type = prog.type('_Bool')
-            elif isinstance(value, float):
-                type = prog.type('double')
-            elif isinstance(value, int):
-                type = prog.type('int')
+        if type.__class__ is not Type:
+            if isinstance(type, str):
+                type = prog.type(type)
+            elif type is None:
+                if isinstance(value, Object):
+                    type = value.type_
+                elif isinstance(value, bool):
+                    type = prog.type('_Bool')
+                elif isinstance(value, float):
+                    type = prog.type('double')
+                elif isinstance(value, int):
+                    type = prog.type('int')
+                else:
+                    raise TypeError('an Object needs a type')
             else:
-                raise TypeError('an Object needs a type')
-        self.prog_, self.type_ = prog, _resolve(type)
+                type = _resolve(type)
+        self.prog_ = prog
+        self.type_ = type
         self.address_ = address
         self.bit_offset_ = bit_offset
         self.bit_field_size_ = bit_field_size
-        if address is None and isinstance(value, Object):
+        if address is not None:
+            self._value = None
+            return
+        if value.__class__ is int and bit_field_size is None:
+            w = type._wrap
+            if w is None:
+                w = type._wrapper()
+            if w is not False:
+                mask, sign = w
+                value &= mask
+                if value & sign:
+                    value -= mask + 1
+                self._value = value
+                return
+        if isinstance(value, Object):
             value = value.value_()
-        if address is None and value is not None:
-            value = _convert(self.type_, value, bit_field_size)
-        self._value = value if address is None else None
+        if value is not None:
+            value = _convert(type, value, bit_field_size)
+        self._value = value
 
     # -- what it is
     def _peeled(self):
-        t = self.type_
-        while t.kind == TypeKind.TYPEDEF:
-            t = t.type
-        return _resolve(t)
+        return self.type_._peeled()
 
     @property
     def absent_(self):
@@ -444,13 +495,13 @@ class Object:
             if self._value is None:
                 raise ObjectAbsentError('object absent')
             return self._value
-        t = self._peeled()
+        t = self.type_._pk or self.type_._peeled()
         k = t.kind
-        if k in (TypeKind.INT, TypeKind.ENUM, TypeKind.POINTER, TypeKind.BOOL):
+        if k in _SCALAR:
             if self.bit_field_size_ is not None:
                 return self._bitfield(t)
-            v = self.prog_._read_int(self.address_, t.size, bool(t.is_signed))
-            return bool(v) if k == TypeKind.BOOL else v
+            v = self.prog_._read_int(self.address_, t.size, t.is_signed)
+            return bool(v) if k is TypeKind.BOOL else v
         if k == TypeKind.FLOAT:
             data = self.prog_.read(self.address_, t.size)
             return _struct.unpack('<d' if t.size == 8 else '<f', data)[0]
@@ -491,7 +542,7 @@ class Object:
         if t.kind == TypeKind.ARRAY:
             if self.address_ is None:
                 raise ObjectAbsentError('string_ of a value array')
-            data = self.prog_.read(self.address_, t.size or 0)
+            data = self.prog_._read_small(self.address_, t.size or 0)
             return data.split(b'\0', 1)[0]
         if t.kind == TypeKind.POINTER:
             return self.prog_._read_cstring(self.value_())
@@ -500,20 +551,29 @@ class Object:
 
     # -- members, elements
     def member_(self, name):
-        t = self._peeled()
-        if t.kind == TypeKind.POINTER:
-            return self.deref_().member_(name)
-        if t.kind not in (TypeKind.STRUCT, TypeKind.UNION):
+        t = self.type_._pk or self.type_._peeled()
+        k = t.kind
+        if k is TypeKind.POINTER:
+            # p->member: no object for *p
+            base = self.value_()
+            t = t._tpk or t._target_peeled()
+            k = t.kind
+        else:
+            base = self.address_
+        if k is not TypeKind.STRUCT and k is not TypeKind.UNION:
             raise TypeError("'%s' is not a structure, union or pointer to one"
                             % self.type_.type_name())
-        m = t.member(name)
-        mt = _resolve(m.type)
-        if self.address_ is None:
+        off, mt, bit, bits = t._mc.get(name) or t._mref(name)
+        if base is None:
             raise ObjectAbsentError('member of a value object')
-        if m.bit_field_size is not None:
-            return Object(self.prog_, mt, address=self.address_ + m.bit_offset // 8,
-                          bit_offset=m.bit_offset % 8, bit_field_size=m.bit_field_size)
-        return Object(self.prog_, mt, address=self.address_ + m.bit_offset // 8)
+        o = _new(Object)
+        o.prog_ = self.prog_
+        o.type_ = mt
+        o.address_ = base + off
+        o._value = None
+        o.bit_offset_ = bit or 0
+        o.bit_field_size_ = bits
+        return o
 
     def __getattr__(self, name):
         if name.startswith('__') and name.endswith('__'):
@@ -729,6 +789,8 @@ class Object:
 
 
 _MASK64 = (1 << 64) - 1
+_SCALAR = frozenset((TypeKind.INT, TypeKind.ENUM, TypeKind.POINTER, TypeKind.BOOL))
+_new = object.__new__
 _OPS = {
     '+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b,
     '/': lambda a, b: a // b if isinstance(a, int) and isinstance(b, int) else a / b,

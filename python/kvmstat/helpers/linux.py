@@ -62,31 +62,39 @@ def _ptr(obj):
     return obj.address_of_()
 
 
-def list_for_each(head):
-    """Each struct list_head * on the list whose head is head."""
+def _list_addrs(head, field):
+    """The addresses of a list's nodes, head excluded (field: 'next' or
+    'prev'), read as plain words: the walk makes no object per step."""
     head = _ptr(head)
+    prog = head.prog_
     stop = head.value_()
-    pos = head.next
+    off = _object.offsetof(prog.type('struct list_head'), field)
+    read = prog._read_int
+    pos = read(stop + off, 8, False)
     n = 0
-    while pos.value_() != stop:
+    while pos != stop:
         n += 1
         if n > WALK_LIMIT:
             raise WalkError('list at 0x%x does not end' % stop)
         yield pos
-        pos = pos.next
+        pos = read(pos + off, 8, False)
+
+
+def list_for_each(head):
+    """Each struct list_head * on the list whose head is head."""
+    head = _ptr(head)
+    t = head.type_
+    prog = head.prog_
+    for a in _list_addrs(head, 'next'):
+        yield Object(prog, t, value=a)
 
 
 def list_for_each_reverse(head):
     head = _ptr(head)
-    stop = head.value_()
-    pos = head.prev
-    n = 0
-    while pos.value_() != stop:
-        n += 1
-        if n > WALK_LIMIT:
-            raise WalkError('list at 0x%x does not end' % stop)
-        yield pos
-        pos = pos.prev
+    t = head.type_
+    prog = head.prog_
+    for a in _list_addrs(head, 'prev'):
+        yield Object(prog, t, value=a)
 
 
 def list_for_each_entry(type, head, member):
@@ -95,8 +103,8 @@ def list_for_each_entry(type, head, member):
     t = prog.type(type) if isinstance(type, str) else type
     ptype = prog.pointer_type(t)
     off = _object.offsetof(t, member)
-    for pos in list_for_each(head):
-        yield Object(prog, ptype, value=pos.value_() - off)
+    for a in _list_addrs(head, 'next'):
+        yield Object(prog, ptype, value=a - off)
 
 
 def list_for_each_entry_reverse(type, head, member):
@@ -104,8 +112,8 @@ def list_for_each_entry_reverse(type, head, member):
     t = prog.type(type) if isinstance(type, str) else type
     ptype = prog.pointer_type(t)
     off = _object.offsetof(t, member)
-    for pos in list_for_each_reverse(head):
-        yield Object(prog, ptype, value=pos.value_() - off)
+    for a in _list_addrs(head, 'prev'):
+        yield Object(prog, ptype, value=a - off)
 
 
 def list_count_nodes(head):
