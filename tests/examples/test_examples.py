@@ -101,6 +101,49 @@ class Examples(unittest.TestCase):
                                               os.path.join(FIX, fixture, core), '3'])
                     self.assertEqual(len(out.split('\n')) - 1, 3)
 
+    def test_malloc_grew(self):
+        """The growth between the fixture's two moments, from the two
+        truth files: types matched by address, then by name."""
+        a, b = truth('fbsd14'), json.load(open(os.path.join(FIX, 'fbsd14', 'truth.t2.json')))
+        ta = {(num(x['addr']), x['name']): x['memuse_bytes'] for x in a['malloc']['types']}
+        tb = {(num(x['addr']), x['name']): x['memuse_bytes'] for x in b['malloc']['types']}
+        want = []
+        used = set()
+        for (addr, name), vb in tb.items():
+            if (addr, name) in ta:
+                used.add((addr, name))
+                want.append((vb - ta[(addr, name)], name))
+            else:
+                old = [k for k in ta if k[1] == name and k not in tb and k not in used]
+                if old:
+                    used.add(old[0])
+                want.append((vb - (ta[old[0]] if old else 0), name))
+        want += [(-v, k[1]) for k, v in ta.items() if k not in used]
+        want.sort(key=lambda r: (-r[0], r[1]))
+        out = self.run_ok([sys.executable, os.path.join(PYEX, 'malloc_grew.py'),
+                           os.path.join(FIX, 'fbsd14', 'kernel'),
+                           os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'),
+                           os.path.join(FIX, 'fbsd14', 'vmcore.minidump3.t2'), '10'])
+        got = [(int(line.split(' ', 3)[0]), line.split(' ', 3)[3])
+               for line in out.split('\n')[:-1]]
+        self.assertEqual(got, want[:10])
+
+    def test_freebsd_ps(self):
+        t = truth('fbsd14')
+        for how in ('script', 'shell'):
+            with self.subTest(how=how):
+                k, c = os.path.join(FIX, 'fbsd14', 'kernel'), os.path.join(FIX, 'fbsd14',
+                                                                           'vmcore.minidump3')
+                if how == 'script':
+                    argv = [sys.executable, os.path.join(PYEX, 'freebsd_ps.py'), k, c]
+                else:
+                    argv = [os.path.join(BUILD, 'analyzers', 'kvmstat'), '-M', c, '-N', k,
+                            'shell', os.path.join(PYEX, 'freebsd_ps.py')]
+                out = self.run_ok(argv)
+                rows = [line.split(None, 2) for line in out.split('\n')[1:-1]]
+                self.assertEqual([(int(r[0]), r[2]) for r in rows],
+                                 [(p['pid'], p['comm']) for p in t['procs']])
+
     TICK = re.compile(r'tick (\d+): types (\d+) requests (\d+) bytes (\d+) '
                       r'\+requests (\d+) top (.*)')
 
