@@ -209,4 +209,27 @@ assert got == want, 'installed module: malloc types differ from truth.json'
 print('python module from the prefix: %s, %d malloc types as truth.json' % (lib._name, len(got)))
 EOF
 ) || fail "the installed Python module"
+# ---- pip install . from the tree (the in-tree backend: nothing from the
+# network), into a target directory; the module, with the object layer and
+# its helpers, finds the build's library through KVMSTAT_LIB.
+(
+	cd "$tmp"
+	python3 -m pip install --quiet --no-deps --no-index --target "$tmp/pip" "$src" \
+	    >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log" >&2; exit 1; }
+	[ -f "$tmp/pip/kvmstat/py.typed" ] || { echo "no py.typed in the wheel" >&2; exit 1; }
+	[ -z "$preload" ] || export LD_PRELOAD=$preload
+	KVMSTAT_LIB=$(ls "$build"/libkvmstat/libkvmstat.so) PYTHONPATH=$tmp/pip python3 - "$fix" "$tmp/pip" <<'EOF'
+import json, os, sys
+import kvmstat
+from kvmstat.helpers.freebsd import for_each_proc
+fix, where = sys.argv[1], sys.argv[2]
+assert kvmstat.__file__.startswith(where), kvmstat.__file__
+t = json.load(open(os.path.join(fix, 'fbsd14', 'truth.json')))
+with kvmstat.open(core=os.path.join(fix, 'fbsd14', 'vmcore.minidump3'),
+                  kernel=os.path.join(fix, 'fbsd14', 'kernel')) as prog:
+    got = [(p.p_pid.value_(), p.p_comm.string_().decode()) for p in for_each_proc(prog)]
+assert got == [(p['pid'], p['comm']) for p in t['procs']], got
+print('pip install .: %s, %d processes as truth.json' % (kvmstat.__file__, len(got)))
+EOF
+) || fail "pip install . of the Python module"
 echo "install: ok"
