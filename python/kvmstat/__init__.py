@@ -1105,6 +1105,8 @@ class Program(Kvmstat):
             (4, True, ctypes.c_int32), (8, True, ctypes.c_int64))}
         self._kvs_read = self._lib.kvs_read
         self._trunc = ctypes.c_int(0)
+        # for _speedups: the library's kvs_read, called from C
+        self._cread = ctypes.cast(self._lib.kvs_read, ctypes.c_void_p).value
         self._words = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32,
                        8: ctypes.c_uint64}
         self._objs = {}

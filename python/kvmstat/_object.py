@@ -430,13 +430,69 @@ class ObjectAbsentError(Exception):
 _INT_FMT = {1: 'b', 2: 'h', 4: 'i', 8: 'q'}
 
 
-class Object:
+class _PyBase:
+    """Object's fields and hot paths in Python, when _speedups (the same in
+    C) is not built."""
+    __slots__ = ('prog_', 'type_', 'address_', '_value', 'bit_offset_', 'bit_field_size_')
+
+    def value_(self):
+        """The value as Python sees it: an int (integers, enums, booleans as
+        bool, pointers), a float, a dict (struct/union: member name to
+        value), a list (array)."""
+        return self._value_py()
+
+    def member_(self, name):
+        """The member named name (of a struct or union, or of what a pointer
+        points to) as a reference object."""
+        return self._member_py(name)
+
+    def __getattr__(self, name):
+        if name.startswith('__') and name.endswith('__'):
+            raise AttributeError(name)
+        try:
+            return self._member_py(name)
+        except LookupError as e:
+            raise AttributeError(str(e)) from None
+        except TypeError as e:
+            raise AttributeError(str(e)) from None
+
+
+def _load_speedups():
+    """kvmstat._speedups (built by meson beside an installed module), or the
+    file $KVMSTAT_SPEEDUPS names (a build tree's), or None."""
+    import os
+    try:
+        from . import _speedups
+        return _speedups
+    except ImportError:
+        pass
+    path = os.environ.get('KVMSTAT_SPEEDUPS')
+    if path and os.environ.get('KVMSTAT_PURE') != '1':
+        import importlib.util
+        spec = importlib.util.spec_from_file_location('kvmstat._speedups', path)
+        if spec is not None:
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            return mod
+    return None
+
+
+_speedups = None if __import__('os').environ.get('KVMSTAT_PURE') == '1' else _load_speedups()
+if _speedups is not None:
+    _speedups.setup(TypeKind, Type)
+    _Base = _speedups.ObjectBase
+else:
+    _Base = _PyBase
+    _PyBase.__init__ = lambda self, *a, **kw: self._init_py(*a, **kw)
+
+
+class Object(_Base):
     """A value of a C type: a reference (read from kernel memory at
     address_) or a held value.  Object(prog, type, value=None, *,
     address=None, bit_offset=0, bit_field_size=None)."""
-    __slots__ = ('prog_', 'type_', 'address_', '_value', 'bit_offset_', 'bit_field_size_')
+    __slots__ = ()
 
-    def __init__(self, prog, type=None, value=None, *, address=None, bit_offset=0,
+    def _init_py(self, prog, type=None, value=None, *, address=None, bit_offset=0,
                  bit_field_size=None):
         if type.__class__ is not Type:
             if isinstance(type, str):
@@ -487,10 +543,7 @@ class Object:
     def absent_(self):
         return self.address_ is None and self._value is None
 
-    def value_(self):
-        """The value as Python sees it: an int (integers, enums, booleans as
-        bool, pointers), a float, a dict (struct/union: member name to
-        value), a list (array)."""
+    def _value_py(self):
         if self.address_ is None:
             if self._value is None:
                 raise ObjectAbsentError('object absent')
@@ -550,7 +603,7 @@ class Object:
                         % self.type_.type_name())
 
     # -- members, elements
-    def member_(self, name):
+    def _member_py(self, name):
         t = self.type_._pk or self.type_._peeled()
         k = t.kind
         if k is TypeKind.POINTER:
@@ -574,16 +627,6 @@ class Object:
         o.bit_offset_ = bit or 0
         o.bit_field_size_ = bits
         return o
-
-    def __getattr__(self, name):
-        if name.startswith('__') and name.endswith('__'):
-            raise AttributeError(name)
-        try:
-            return self.member_(name)
-        except LookupError as e:
-            raise AttributeError(str(e)) from None
-        except TypeError as e:
-            raise AttributeError(str(e)) from None
 
     def __dir__(self):
         t = self._peeled()
