@@ -227,13 +227,13 @@ def rbtree_inorder_for_each_entry(type, root, member):
 # ------------------------------------------------------------------ tasks
 
 def for_each_task(prog):
-    """Every task (struct task_struct *): each thread group leader from
-    init_task's tasks list, then the threads of each group."""
+    """Every task with a pid (struct task_struct *), as drgn lists them:
+    each thread group leader on init_task's tasks list, and its threads;
+    not the idle tasks (init_task, swapper/N), which have none."""
     init = prog['init_task']
     t = prog.type('struct task_struct')
     has_threads = t.has_member('thread_node')
-    for leader in [init.address_of_()] + list(
-            list_for_each_entry('struct task_struct', init.tasks.address_of_(), 'tasks')):
+    for leader in list_for_each_entry('struct task_struct', init.tasks.address_of_(), 'tasks'):
         if has_threads:
             head = leader.signal.thread_head.address_of_()
             for th in list_for_each_entry('struct task_struct', head, 'thread_node'):
