@@ -356,6 +356,7 @@ class KernelInfo(_Record):
 
 
 class FlatFunction(_Record):
+    """A function of the flat profile: name, address, ticks, calls."""
     __slots__ = ('name', 'addr', 'ticks', 'calls')
 
 
@@ -368,6 +369,7 @@ class Probe(_Record):
 
 
 class ProfilProc(_Record):
+    """A process with profil(2) on: pid, comm and its buffer (pr_*)."""
     __slots__ = ('pid', 'comm', 'pr_base', 'pr_size', 'pr_off', 'pr_scale')
 
 
@@ -428,6 +430,7 @@ class Kvmstat:
 
     # -- lifetime
     def close(self):
+        """Close the handle (also on exit from a with block)."""
         if getattr(self, '_kd', None):
             self._lib.kvs_close(self._kd)
             self._kd = None
@@ -478,9 +481,11 @@ class Kvmstat:
         return pa.value
 
     def read_int(self, addr, size=8, signed=False):
+        """An integer of size bytes at addr (little-endian)."""
         return int.from_bytes(self.read(addr, size), 'little', signed=signed)
 
     def read_pointer(self, addr):
+        """The pointer (8 bytes) at addr."""
         return self.read_int(addr, 8)
 
     def read_string(self, addr, maxlen=4096):
@@ -529,6 +534,7 @@ class Kvmstat:
         return _typeinfo(ti)
 
     def has_member(self, type, path):
+        """Whether type has member path."""
         tname = self._resolve_type(type)[0]
         r = self._lib.kvs_has_member(self._h(), _b(tname), _b(path))
         if r < 0:
@@ -565,6 +571,7 @@ class Kvmstat:
 
     # -- information
     def dumpinfo(self):
+        """The dump file: format, page size, pages, size, path (DumpInfo)."""
         di = _DumpInfo()
         if self._lib.kvs_dumpinfo(self._h(), ctypes.byref(di)) != 0:
             raise self._error()
@@ -574,6 +581,7 @@ class Kvmstat:
                         kernel=_s(di.kernel), dwarf_version=di.dwarf_version)
 
     def kernel_info(self):
+        """What the kernel says about itself: os, version, panic, CPUs (KernelInfo)."""
         ki = _KernelInfo()
         if self._lib.kvs_kernel_info(self._h(), ctypes.byref(ki)) != 0:
             raise self._error()
@@ -597,12 +605,14 @@ class Kvmstat:
         return n, _s(first.value)
 
     def add_module(self, path):
+        """Add the symbols and types of a loaded module file."""
         n = self._lib.kvs_add_module(self._h(), _b(path))
         if n < 0:
             raise self._error()
         return n
 
     def add_module_dir(self, path):
+        """Add every loaded module found in a directory."""
         n = self._lib.kvs_add_module_dir(self._h(), _b(path))
         if n < 0:
             raise self._error()
@@ -1003,6 +1013,7 @@ class MemoryTypeList:
         return self._lib.memstat_mtl_malloc_zone_size(self._l, i)
 
     def free(self):
+        """Free what the library holds for it (also when collected)."""
         if getattr(self, '_l', None):
             self._lib.memstat_mtl_free(self._l)
             self._l = None
@@ -1067,6 +1078,7 @@ class Gmon:
             lib.kvmprof_flat_free(f)
 
     def close(self):
+        """Free what the library holds for it (also when collected)."""
         if getattr(self, '_g', None):
             self._lib.kvmprof_gmon_free(self._g)
             self._g = None
@@ -1153,12 +1165,14 @@ class Program(Kvmstat):
         return o
 
     def function(self, name):
+        """The function named name, as an Object."""
         o = self.object(name)
         if o.type_.kind != TypeKind.FUNCTION:
             raise LookupError("could not find function '%s'" % name)
         return o
 
     def variable_info(self, name):
+        """Kvmstat.variable's TypeInfo of a global variable."""
         return Kvmstat.variable(self, name)
 
     def typeinfo(self, name):

@@ -113,6 +113,7 @@ class Type:
         return hash(self._spelling)
 
     def unqualified(self):
+        """This type without const, volatile and restrict."""
         if not self.qualifiers:
             return self
         return self.prog.type(_strip_quals(self._spelling))
@@ -184,6 +185,7 @@ class Type:
                                                     owner=self._lookup)
 
     def has_member(self, name):
+        """Whether the struct or union has member name."""
         try:
             self.member(name)
             return True

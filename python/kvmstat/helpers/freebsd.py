@@ -72,20 +72,24 @@ def list_foreach(head, field):
 
 
 def stailq_foreach(head, field):
+    """STAILQ_FOREACH: each element of the singly-linked tail queue, through field."""
     head = _head(head)
     return _walk(head.stqh_first, lambda e: e.member_(field).stqe_next, 'STAILQ')
 
 
 def slist_foreach(head, field):
+    """SLIST_FOREACH: each element of the singly-linked list, through field."""
     head = _head(head)
     return _walk(head.slh_first, lambda e: e.member_(field).sle_next, 'SLIST')
 
 
 def tailq_empty(head):
+    """TAILQ_EMPTY: whether the tail queue is empty."""
     return not _head(head).tqh_first
 
 
 def list_empty(head):
+    """LIST_EMPTY: whether the list is empty."""
     return not _head(head).lh_first
 
 
@@ -97,6 +101,7 @@ def for_each_proc(prog):
 
 
 def find_proc(prog, pid):
+    """pfind: the process with pid pid (struct proc *), or NULL."""
     for p in for_each_proc(prog):
         if p.p_pid.value_() == pid:
             return p
@@ -176,6 +181,7 @@ def for_each_malloc_type(prog):
 
 
 def find_malloc_type(prog, name):
+    """The malloc type whose ks_shortdesc is name (struct malloc_type *), or NULL."""
     if isinstance(name, str):
         name = name.encode()
     for mt in for_each_malloc_type(prog):

@@ -29,29 +29,35 @@ __all__ = ['list_empty', 'list_is_singular', 'list_first_entry', 'list_last_entr
 # ------------------------------------------------------------------ lists
 
 def list_empty(head):
+    """Whether the list whose head is head (a list_head or a pointer to one) is empty."""
     head = _ptr(head)
     return head.next.value_() == head.value_()
 
 
 def list_is_singular(head):
+    """Whether the list holds exactly one entry."""
     head = _ptr(head)
     nxt = head.next
     return nxt.value_() != head.value_() and nxt.value_() == head.prev.value_()
 
 
 def list_first_entry(head, type, member):
+    """The first entry of the list, a pointer to type, linked through member."""
     return container_of(_ptr(head).next, type, member)
 
 
 def list_last_entry(head, type, member):
+    """The last entry of the list, a pointer to type, linked through member."""
     return container_of(_ptr(head).prev, type, member)
 
 
 def list_next_entry(pos, member):
+    """The entry after pos (a pointer to an entry) on its list, through member."""
     return container_of(getattr(pos, member).next, pos.type_.type, member)
 
 
 def list_prev_entry(pos, member):
+    """The entry before pos on its list, through member."""
     return container_of(getattr(pos, member).prev, pos.type_.type, member)
 
 
@@ -90,6 +96,7 @@ def list_for_each(head):
 
 
 def list_for_each_reverse(head):
+    """Each struct list_head * on the list, last to first."""
     head = _ptr(head)
     t = head.type_
     prog = head.prog_
@@ -108,6 +115,7 @@ def list_for_each_entry(type, head, member):
 
 
 def list_for_each_entry_reverse(type, head, member):
+    """Each entry (a pointer to type) of the list, last to first."""
     prog = head.prog_
     t = prog.type(type) if isinstance(type, str) else type
     ptype = prog.pointer_type(t)
@@ -117,14 +125,17 @@ def list_for_each_entry_reverse(type, head, member):
 
 
 def list_count_nodes(head):
+    """The number of entries on the list."""
     return sum(1 for _ in list_for_each(head))
 
 
 def hlist_empty(head):
+    """Whether the hlist whose head is head is empty."""
     return not _ptr(head).first
 
 
 def hlist_for_each(head):
+    """Each struct hlist_node * on the hlist."""
     pos = _ptr(head).first
     n = 0
     while pos.value_():
@@ -136,6 +147,7 @@ def hlist_for_each(head):
 
 
 def hlist_for_each_entry(type, head, member):
+    """Each entry (a pointer to type) of the hlist, linked through member."""
     prog = head.prog_
     t = prog.type(type) if isinstance(type, str) else type
     ptype = prog.pointer_type(t)
@@ -147,6 +159,7 @@ def hlist_for_each_entry(type, head, member):
 # ------------------------------------------------------------ rbtrees
 
 def rb_parent(node):
+    """A node's parent (struct rb_node *), from __rb_parent_color."""
     node = _ptr(node)
     return Object(node.prog_, node.type_, value=node.__rb_parent_color.value_() & ~3)
 
@@ -159,6 +172,7 @@ def _rb_root_node(root):
 
 
 def rb_first(root):
+    """The leftmost node (struct rb_node *) of an rb_root or rb_root_cached, or NULL."""
     node = _rb_root_node(root)
     if not node:
         return node
@@ -168,6 +182,7 @@ def rb_first(root):
 
 
 def rb_last(root):
+    """The rightmost node of the tree, or NULL."""
     node = _rb_root_node(root)
     if not node:
         return node
@@ -177,6 +192,7 @@ def rb_last(root):
 
 
 def rb_next(node):
+    """The node after node in order, or NULL."""
     node = _ptr(node)
     if node.rb_right:
         node = node.rb_right
@@ -191,6 +207,7 @@ def rb_next(node):
 
 
 def rb_prev(node):
+    """The node before node in order, or NULL."""
     node = _ptr(node)
     if node.rb_left:
         node = node.rb_left
@@ -205,6 +222,7 @@ def rb_prev(node):
 
 
 def rbtree_inorder_for_each(root):
+    """Each node of the tree, in order."""
     node = rb_first(root)
     n = 0
     while node:
@@ -216,6 +234,7 @@ def rbtree_inorder_for_each(root):
 
 
 def rbtree_inorder_for_each_entry(type, root, member):
+    """Each entry (a pointer to type) of the tree, in order, through member."""
     prog = root.prog_
     t = prog.type(type) if isinstance(type, str) else type
     ptype = prog.pointer_type(t)
@@ -246,6 +265,7 @@ def for_each_task(prog):
 
 
 def find_task(prog, pid):
+    """The task with pid pid (struct task_struct *), or NULL."""
     for task in for_each_task(prog):
         if task.pid.value_() == pid:
             return task
@@ -287,14 +307,17 @@ def _cpumask_bits(prog, name):
 
 
 def for_each_possible_cpu(prog):
+    """The ids of the CPUs in __cpu_possible_mask."""
     return iter(_cpumask_bits(prog, '__cpu_possible_mask'))
 
 
 def for_each_online_cpu(prog):
+    """The ids of the CPUs in __cpu_online_mask."""
     return iter(_cpumask_bits(prog, '__cpu_online_mask'))
 
 
 def for_each_present_cpu(prog):
+    """The ids of the CPUs in __cpu_present_mask."""
     return iter(_cpumask_bits(prog, '__cpu_present_mask'))
 
 
@@ -313,10 +336,12 @@ def per_cpu(var, cpu):
 # ------------------------------------------------------------------- slab
 
 def for_each_slab_cache(prog):
+    """Each slab cache (struct kmem_cache *) on slab_caches."""
     return list_for_each_entry('struct kmem_cache', prog['slab_caches'].address_of_(), 'list')
 
 
 def find_slab_cache(prog, name):
+    """The slab cache named name (struct kmem_cache *), or None."""
     if isinstance(name, str):
         name = name.encode()
     for s in for_each_slab_cache(prog):
@@ -395,37 +420,45 @@ def _page_offset(prog):
 
 
 def pfn_to_page(prog, pfn):
+    """The struct page * of page frame pfn (vmemmap)."""
     return Object(prog, 'struct page *',
                   value=_vmemmap(prog) + int(pfn) * sizeof(prog.type('struct page')))
 
 
 def page_to_pfn(page):
+    """The page frame number a struct page * describes."""
     prog = page.prog_
     return (page.value_() - _vmemmap(prog)) // sizeof(prog.type('struct page'))
 
 
 def page_to_phys(page):
+    """The physical address of a page's memory."""
     return page_to_pfn(page) << 12
 
 
 def page_to_virt(page):
+    """The direct-map address (void *) of a page's memory."""
     prog = page.prog_
     return Object(prog, 'void *', value=_page_offset(prog) + (page_to_pfn(page) << 12))
 
 
 def pfn_to_virt(prog, pfn):
+    """The direct-map address (void *) of page frame pfn."""
     return Object(prog, 'void *', value=_page_offset(prog) + (int(pfn) << 12))
 
 
 def virt_to_pfn(prog, addr):
+    """The page frame number of a direct-map address."""
     return (int(addr) - _page_offset(prog)) >> 12
 
 
 def virt_to_page(prog, addr):
+    """The struct page * of a direct-map address."""
     return pfn_to_page(prog, virt_to_pfn(prog, addr))
 
 
 def PageSlab(page):
+    """Whether the page belongs to the slab allocator (PG_slab, by the kernel's enum pageflags)."""
     prog = page.prog_
     bit = prog.constant('PG_slab', 'enum pageflags').value_()
     return bool(page.flags.value_() >> bit & 1)

@@ -1,0 +1,3 @@
+WALK_LIMIT: int
+
+class WalkError(Exception): ...
