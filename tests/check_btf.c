@@ -1241,6 +1241,19 @@ START_TEST(peel_and_enumerators)
 		ck_assert_int_eq(kvs_dwarf_peel(o.d, "double", &d, &o.e), 0);
 		ck_assert_int_eq(d.encoding, KVS_ENC_FLOAT);
 	}
+	/* An enumerator by name alone (BTF). */
+	{
+		int64_t v = 0;
+		const char *et = NULL;
+		ck_assert_msg(kvs_btf_constant(o.b, "GREEN", &v, &et, &o.e) == 0, "%s: %s", bin,
+		    o.e.msg);
+		ck_assert_int_eq(v, 5);
+		ck_assert_str_eq(et, "enum color");
+		ck_assert_int_eq(kvs_btf_constant(o.b, "BLUE", &v, &et, &o.e), 0);
+		ck_assert_int_eq(v, 6);
+		ck_assert_int_eq(kvs_btf_constant(o.b, "NO_SUCH_ENUMERATOR", &v, &et, &o.e), -1);
+		ck_assert_int_eq(o.e.status, KVS_E_NOTYPE);
+	}
 	/* Not an enum; no such type. */
 	ck_assert_int_eq(kvs_btf_enumerators(o.b, "struct outer", enum_cb, NULL, &o.e), -1);
 	ck_assert_int_eq(o.e.status, KVS_E_INVAL);

@@ -142,6 +142,13 @@ kvs_type_enumerators(kvs_t *kd, const char *type,
 	return kvs_types_enumerators(kd->types, type, cb, arg, &kd->err);
 }
 
+int
+kvs_type_constant(kvs_t *kd, const char *name, int64_t *value, const char **enum_type)
+{
+	ENTER(kd);
+	return kvs_types_constant(kd->types, name, value, enum_type, &kd->err);
+}
+
 /* ------------------------------------------------------------ modules */
 
 static const char *

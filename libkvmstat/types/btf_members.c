@@ -308,3 +308,39 @@ kvs_btf_enumerators(struct kvs_btf *b, const char *type, kvs_enum_cb cb, void *a
 	}
 	return 0;
 }
+
+int
+kvs_btf_constant(struct kvs_btf *b, const char *name, int64_t *value, const char **enum_type,
+    struct kvs_error *e)
+{
+	uint32_t id, n = btf__type_cnt(b->btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
+		unsigned i, vl;
+
+		if (t == NULL || !btf_is_any_enum(t))
+			continue;
+		vl = btf_vlen(t);
+		for (i = 0; i < vl; i++) {
+			const char *en;
+			int64_t v;
+			if (btf_is_enum(t)) {
+				const struct btf_enum *x = btf_enum(t) + i;
+				en = btf__name_by_offset(b->btf, x->name_off);
+				v = btf_kflag(t) ? (int64_t)x->val : (int64_t)(uint32_t)x->val;
+			} else {
+				const struct btf_enum64 *x = btf_enum64(t) + i;
+				en = btf__name_by_offset(b->btf, x->name_off);
+				v = (int64_t)btf_enum64_value(x);
+			}
+			if (en != NULL && strcmp(en, name) == 0) {
+				if ((*enum_type = bt_name(b, id, e)) == NULL)
+					return -1;
+				*value = v;
+				return 0;
+			}
+		}
+	}
+	return kerr_set(e, KVS_E_NOTYPE, "no enum in BTF declares %s", name);
+}

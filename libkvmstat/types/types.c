@@ -428,6 +428,20 @@ kvs_types_enumerators(struct kvs_types *t, const char *type, kvs_enum_cb cb, voi
 	return ask_all(t, &q, e);
 }
 
+int
+kvs_types_constant(struct kvs_types *t, const char *name, int64_t *value,
+    const char **enum_type, struct kvs_error *e)
+{
+	struct kvs_btf *bt;
+
+	if (name == NULL || value == NULL || enum_type == NULL)
+		return kerr_set(e, KVS_E_INVAL, "no name, or no place for the answer");
+	if ((bt = need_btf(t)) == NULL)
+		return kerr_set(e, KVS_E_NOTYPE, "enumerator %s: the kernel has no BTF to "
+		    "search (ask kvs_type_enumerators of its enum)", name);
+	return kvs_btf_constant(bt, name, value, enum_type, e);
+}
+
 /* Members copied out for the cache (the strings stay the providers'). */
 struct mcollect {
 	struct kvs_member_info *m;

@@ -69,6 +69,8 @@ KVS_HIDDEN int kvs_types_peel(struct kvs_types *t, const char *type,
     struct kvs_typepeel *p, struct kvs_error *e);
 KVS_HIDDEN int kvs_types_enumerators(struct kvs_types *t, const char *type,
     kvs_enum_cb cb, void *arg, struct kvs_error *e);
+KVS_HIDDEN int kvs_types_constant(struct kvs_types *t, const char *name, int64_t *value,
+    const char **enum_type, struct kvs_error *e);
 /* The kernel DWARF's version when DWARF is, or would be, asked; 0 when BTF
  * answers or there is no DWARF. */
 KVS_HIDDEN int kvs_types_dwarf_version(struct kvs_types *t);
@@ -169,6 +171,8 @@ KVS_HIDDEN int kvs_btf_peel(struct kvs_btf *b, const char *type,
     struct kvs_typepeel *p, struct kvs_error *e);
 KVS_HIDDEN int kvs_btf_enumerators(struct kvs_btf *b, const char *type,
     kvs_enum_cb cb, void *arg, struct kvs_error *e);
+KVS_HIDDEN int kvs_btf_constant(struct kvs_btf *b, const char *name, int64_t *value,
+    const char **enum_type, struct kvs_error *e);
 
 /* ------------------------------------------------------- layout cache */
 

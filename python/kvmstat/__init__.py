@@ -126,6 +126,8 @@ _PROTOS = {
     'kvs_type_members': (ctypes.c_int, [_vp, _cp, _MEMBER_CB, _vp]),
     'kvs_type_peel': (ctypes.c_int, [_vp, _cp, ctypes.POINTER(_TypePeel)]),
     'kvs_type_enumerators': (ctypes.c_int, [_vp, _cp, _ENUM_CB, _vp]),
+    'kvs_type_constant': (ctypes.c_int, [_vp, _cp, ctypes.POINTER(ctypes.c_int64),
+                                         ctypes.POINTER(_cp)]),
     'kvs_dumpinfo': (ctypes.c_int, [_vp, ctypes.POINTER(_DumpInfo)]),
     'kvs_add_module': (ctypes.c_int, [_vp, _cp]),
     'kvs_add_module_dir': (ctypes.c_int, [_vp, _cp]),
@@ -1145,6 +1147,16 @@ class Program(Kvmstat):
         addr, size = _u64(), _u64()
         if self._lib.kvs_symbol(self._h(), _b(name), ctypes.byref(addr),
                                 ctypes.byref(size)) != 0:
+            # an enumerator, as drgn's prog['PG_slab'] (BTF's enums)
+            v, et = ctypes.c_int64(), _cp()
+            if self._lib.kvs_type_constant(self._h(), _b(name), ctypes.byref(v),
+                                           ctypes.byref(et)) == 0:
+                tn = _s(et.value)
+                t = self.type(tn) if '<anonymous>' not in tn else Type(
+                    self, TypeKind.ENUM, tn, size=4, is_signed=True)
+                o = Object(self, t, value=v.value)
+                self._objs[name] = o
+                return o
             raise NotFoundError("could not find '%s'" % name, 7)
         ti = _TypeInfo()
         if self._lib.kvs_variable(self._h(), _b(name), ctypes.byref(ti)) == 0:

@@ -70,6 +70,8 @@ p('container_of %d' % (back.value_() == init.address_of_().value_()))
 p('cast %d %d' % (cast('unsigned char', init.prio).value_(),
                   cast('long', init.comm[0]).value_()))
 p('sizeof %d %d' % (sizeof(prog.type('struct task_struct')), sizeof(init.comm)))
+p('enumerators %d %d %d' % (prog['PG_slab'].value_(), prog['NR_FREE_PAGES'].value_(),
+                            prog['TASK_COMM_LEN'].value_()))
 p('release %s' % prog['init_uts_ns'].name.release.string_().decode())
 print('\n'.join(out))
 '''

@@ -198,6 +198,12 @@ int kvs_type_peel(kvs_t *kd, const char *type, struct kvs_typepeel *p);
  * 0, or -1 (KVS_E_NOTYPE: no such type; KVS_E_INVAL: not an enum). */
 int kvs_type_enumerators(kvs_t *kd, const char *type,
     int (*cb)(void *arg, const char *name, int64_t value), void *arg);
+/* The enumerator named name, of whichever enum declares it (as drgn's
+ * prog['PG_slab']): its value and its enum type's name (borrowed until
+ * kvs_close; "enum <anonymous>" for an unnamed one, which is then asked of
+ * kvs_type_enumerators by no name).  0, or -1 (KVS_E_NOTYPE: no enum of
+ * the kernel's BTF declares it; DWARF is not searched). */
+int kvs_type_constant(kvs_t *kd, const char *name, int64_t *value, const char **enum_type);
 
 /*
  * The layout cache: answers to type questions kept per kernel file under
