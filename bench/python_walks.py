@@ -6,6 +6,7 @@ on one real Linux dump: every task (pid, comm, state) x20, every slab cache
 Markdown table with medians of five runs and the ratio to drgn.  drgn reads
 the paging ELF (it cannot read QEMU's phys-only one), kvmstat the phys ELF:
 the same memory.  Not a test: timings move on this machine."""
+import os
 import statistics
 import subprocess
 import sys
@@ -65,12 +66,17 @@ def main():
     if checks['drgn'] != checks['kvmstat']:
         print('python_walks: the two walks read different values: %r' % checks)
         return 1
+    rows = []
     print('| walk | drgn ms | kvmstat ms | kvmstat / drgn |')
     print('| --- | --- | --- | --- |')
     for w in ('tasks', 'caches', 'pages'):
         d = statistics.median(r[w] for r in res['drgn']) * 1e3
         k = statistics.median(r[w] for r in res['kvmstat']) * 1e3
+        rows.append({'walk': w, 'drgn_ms': d, 'kvmstat_ms': k, 'vs_drgn': k / d})
         print('| %s | %.1f | %.1f | %.2fx |' % (w, d, k, k / d))
+    if os.environ.get('PYWALK_JSON'):
+        with open(os.environ['PYWALK_JSON'], 'w') as f:
+            json.dump(rows, f, indent=1)
     return 0
 
 

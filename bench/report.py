@@ -31,6 +31,9 @@ def main():
     uma = jsonl(os.path.join(d, "uma.jsonl"))
     types = jsonl(os.path.join(d, "types.jsonl"))
     slab = json.load(open(os.path.join(d, "slab.json")))
+    pyw = os.path.join(d, "pywalk.json")
+    pywalk = json.load(open(pyw)) if os.path.exists(pyw) else {"available": False,
+                                                               "why": "not measured"}
 
     # Open cost: ratio against the smallest dump of the same format.
     first = {}
@@ -53,7 +56,7 @@ def main():
             r["vs_drgn_rss"] = r["peak_rss_kib"] / ref["peak_rss_kib"]
 
     doc = {"meta": meta, "open": opens, "malloc_refresh": malloc, "uma_refresh": uma,
-           "type_lookup": types, "linux_slab": slab}
+           "type_lookup": types, "linux_slab": slab, "python_walks": pywalk}
     with open(out_json, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -194,6 +197,20 @@ def main():
                                               r["peak_rss_kib"] / 1024))
     else:
         w("| not available: %s | | | |" % slab.get("why", "?"))
+    w("")
+    w("## Python object layer against drgn")
+    w("")
+    w("bench/python_walks.py: one walk written once, run under drgn 0.0.22 (paging ELF) and")
+    w("kvmstat's object layer with its C hot paths (phys ELF), same memory; medians of five.")
+    w("")
+    w("| walk | drgn ms | kvmstat ms | kvmstat / drgn |")
+    w("| --- | ---: | ---: | ---: |")
+    if isinstance(pywalk, list):
+        for r in pywalk:
+            w("| %s | %.1f | %.1f | %.2f× |" % (r["walk"], r["drgn_ms"], r["kvmstat_ms"],
+                                              r["vs_drgn"]))
+    else:
+        w("| not available: %s | | | |" % pywalk.get("why", "?"))
     w("")
     with open(out_md, "w") as f:
         f.write("\n".join(L))
