@@ -137,8 +137,10 @@ for t in d["tests"]:
     for i in t.get("depends", []):
         outs.update(files.get(i, []))
     for c in t["cmd"]:
-        if c.startswith(build + "/"):
-            outs.add(c)
+        # a program built here; not a source file named through the build
+        # directory (build/../src/tests/x.py)
+        if os.path.normpath(c).startswith(build + "/"):
+            outs.add(os.path.normpath(c))
     print(t["name"], *sorted(os.path.relpath(o, build) for o in outs))' "$build"
 }
 # run_tests [--maxfail] SUITE...: rebuild what those suites run (everything

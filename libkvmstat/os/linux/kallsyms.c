@@ -2,7 +2,8 @@
  * kallsyms.c - the kernel's own symbol table, read from memory, for dumps
  * opened without a kernel file.
  *
- * VMCOREINFO names the arrays (SYMBOL(kallsyms_*)): kallsyms_num_syms
+ * VMCOREINFO names the arrays (SYMBOL(kallsyms_*), since Linux 6.0; before,
+ * kallsyms_find.c finds them by their shapes): kallsyms_num_syms
  * (an unsigned int), kallsyms_names (per symbol a length, then that many
  * token numbers), kallsyms_token_table (the tokens, NUL-terminated, back to
  * back) with kallsyms_token_index (256 u16 offsets into it), and the
@@ -119,9 +120,10 @@ linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out)
 
 	for (k = 0; k < K_COUNT; k++)
 		if (!linux_vi_u64(kd, keys[k], 16, &a[k]))
-			return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no kernel file given, and the "
-			    "dump's VMCOREINFO has no %s to find the kernel's symbols in memory "
-			    "(give the kernel with -N)", keys[k]);
+			break;
+	/* Kernels before 6.0 do not name the tables: found by their shapes. */
+	if (k < K_COUNT && linux_kallsyms_find(kd, a) != 0)
+		return -1;
 	have_stext_want = linux_vi_u64(kd, "SYMBOL(_stext)", 16, &stext_want);
 	if (linux_image_read(kd, a[K_NUM], &num, sizeof(num)) != 0 ||
 	    linux_image_read(kd, a[K_BASE], &base, sizeof(base)) != 0 ||

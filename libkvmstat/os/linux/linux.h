@@ -21,6 +21,10 @@ KVS_HIDDEN int linux_image_read(kvs_t *kd, uint64_t va, void *buf, size_t len);
  * addresses (kd->slide already set).  0 or -1 with the handle's error. */
 struct kvs_symtab;
 KVS_HIDDEN int linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out);
+/* kallsyms_find.c: the addresses of kallsyms_num_syms, _names, _token_table,
+ * _token_index, _offsets and _relative_base (a[0..5]) found in the image by
+ * their shapes.  0, or -1 with the handle's error set. */
+KVS_HIDDEN int linux_kallsyms_find(kvs_t *kd, uint64_t *a);
 /* The kernel profile buffer (prof_buffer.c), for kvmprof_gmon_read. */
 struct kvmprof_gmon;
 KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
