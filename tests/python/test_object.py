@@ -75,6 +75,31 @@ class FreeBSDObjects(unittest.TestCase):
                             checked += 1
                     self.assertGreater(checked, 10)
 
+    def test_counters(self):
+        """counter(9) sums over the CPUs the kernel has (sparse ids too):
+        each UMA zone's uz_fails and uz_xdomain as the generator summed them."""
+        for fixture, core in FREEBSD:
+            t = truth(fixture)
+            with prog_of(fixture, core) as prog:
+                try:
+                    zt = prog.type('struct uma_zone')
+                except LookupError:
+                    continue                            # fbsd5: no UMA
+                if not zt.has_member('uz_fails') or \
+                        zt.member('uz_fails').type.type_name() != 'counter_u64_t':
+                    continue
+                with self.subTest(fixture=fixture):
+                    n = 0
+                    for z in t['uma']['zones']:
+                        zone = Object(prog, 'struct uma_zone *', value=num(z['addr']))
+                        self.assertEqual(fb.counter_u64_fetch(zone.uz_fails), z['failures'],
+                                         z['name'])
+                        if zt.has_member('uz_xdomain'):
+                            self.assertEqual(fb.counter_u64_fetch(zone.uz_xdomain),
+                                             z['xdomain'], z['name'])
+                        n += 1
+                    self.assertGreater(n, 5)
+
     def test_layouts_through_types(self):
         for fixture, core in FREEBSD:
             t = truth(fixture)

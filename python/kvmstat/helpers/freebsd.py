@@ -160,14 +160,18 @@ def zpcpu_get(obj, cpu):
 
 
 def counter_u64_fetch(counter):
-    """counter(9)'s value: the sum of every CPU's part (CPUs 0 to
-    mp_ncpus - 1, as kvm_counter_u64_fetch)."""
+    """counter(9)'s value: the sum of every CPU's part, over the CPUs the
+    kernel has (all_cpus, as its own counter_u64_fetch's CPU_FOREACH; else
+    0 to mp_maxid)."""
     prog = counter.prog_
-    ncpus = prog['mp_ncpus'].value_()
+    if 'all_cpus' in prog:
+        cpus = list(for_each_cpu(prog))
+    else:
+        cpus = range(prog['mp_maxid'].value_() + 1)
     stride = prog.type('struct pcpu').size
     base = _zpcpu_base(prog, counter.value_())
     total = 0
-    for cpu in range(ncpus):
+    for cpu in cpus:
         total += Object(prog, 'unsigned long', address=base + cpu * stride).value_()
     return total & ((1 << 64) - 1)
 
