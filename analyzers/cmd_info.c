@@ -33,6 +33,8 @@ cmd_info(kvs_t *kd, const struct opts *o)
 	emit_u64(&e, "dumped_pages", "dumped pages:", di.dumped_pages);
 	if (!di.live)
 		emit_u64(&e, "file_bytes", "file bytes:", di.source_bytes);
+	if (ki.arch != NULL)
+		emit_str(&e, "arch", "arch:", ki.arch);
 	emit_str(&e, "version", "version:", ki.version);
 	if (e.json)
 		json_object_set_new(emit_json_root(&e), "panicstr", json_dumpstr(ki.panic));

@@ -294,8 +294,9 @@ START_TEST(kpml4phys_unaligned)
 }
 END_TEST
 
-/* A kernel ELF of a machine kvmstat has no translation for (its e_machine
- * patched to AArch64's, 183, in a copy): refused, naming what it is. */
+/* A FreeBSD kernel ELF patched to AArch64's machine (183), which kvmstat
+ * translates but whose FreeBSD layout it does not read yet, and to RISC-V's
+ * (243), which it does not translate: both refused, naming what they are. */
 START_TEST(kernel_of_another_machine)
 {
 	const char *k = path_join(test_tmpdir(), "kernel.arm64");
@@ -308,7 +309,13 @@ START_TEST(kernel_of_another_machine)
 	memcpy(img + 18, &m, 2);                /* e_machine */
 	ck_assert_int_eq(write_file(k, img, len), 0);
 	expect_open_fails(k, fixture_path(cores[2]), 0, "machine 183");
-	expect_open_fails(k, fixture_path(cores[2]), 0, "not an amd64 kernel executable");
+	expect_open_fails(k, fixture_path(cores[2]), 0, "FreeBSD kernel for arm64");
+	/* a machine no architecture reads: refused by the file's checks */
+	m = 243;                                /* EM_RISCV */
+	memcpy(img + 18, &m, 2);
+	ck_assert_int_eq(write_file(k, img, len), 0);
+	expect_open_fails(k, fixture_path(cores[2]), 0, "machine 243");
+	expect_open_fails(k, fixture_path(cores[2]), 0, "not an amd64/arm64 kernel executable");
 	free(img);
 }
 END_TEST

@@ -1055,7 +1055,10 @@ START_TEST(kallsyms_bad)
 	const char *img = ks_image(syms, 1, true, "SYMBOL(kallsyms_names)", false, NULL);
 
 	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));
-	ck_assert_msg(strstr(err, "no SYMBOL(kallsyms_names)") != NULL &&
+	/* a VMCOREINFO without the names: the tables are searched for (this
+	 * image's are not where kallsyms_find.c looks), and the message says
+	 * both */
+	ck_assert_msg(strstr(err, "does not name the kallsyms tables") != NULL &&
 	    strstr(err, "-N") != NULL, "%s", err);
 	img = ks_image(syms, 1, true, NULL, true, NULL);
 	ck_assert_ptr_null(kvs_open(NULL, img, KVS_O_RAW, err));

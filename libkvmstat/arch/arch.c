@@ -6,6 +6,7 @@
 
 static const struct kvs_arch_ops *const arches[] = {
 	&kvs_arch_amd64,
+	&kvs_arch_arm64,
 };
 
 const struct kvs_arch_ops *

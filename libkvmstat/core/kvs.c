@@ -516,6 +516,7 @@ kvs_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
 	memset(ki, 0, sizeof(*ki));
 	ki->ncpus = ki->maxid = -1;
 	ki->os = kd->os->name;
+	ki->arch = kd->arch != NULL ? kd->arch->name : NULL;
 	return kd->os->kernel_info(kd, ki);
 }
 

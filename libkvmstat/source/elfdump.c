@@ -271,8 +271,9 @@ elf_parse(const struct kvs_open_args *a, const uint8_t *map, uint64_t map_len, u
 		    (unsigned long long)map_len);
 	eh = (const Elf64_Ehdr *)map;
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_machine != EM_X86_64)
-		return kerr_set(e, KVS_E_FORMAT, "not an amd64 little-endian ELF64 dump");
+	    (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64))
+		return kerr_set(e, KVS_E_FORMAT, "not a little-endian ELF64 dump of an amd64 "
+		    "or arm64 machine (machine %u)", eh->e_machine);
 	if (eh->e_type != ET_CORE)
 		return kerr_set(e, KVS_E_FORMAT, "ELF file of type %u is not a core dump "
 		    "(was the kernel given as the dump?)", eh->e_type);

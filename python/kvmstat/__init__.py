@@ -73,7 +73,7 @@ class _DumpInfo(ctypes.Structure):
 
 class _KernelInfo(ctypes.Structure):
     _fields_ = [('os', _cp), ('version', _cp), ('panic', _cp),
-                ('ncpus', ctypes.c_int), ('maxid', ctypes.c_int)]
+                ('ncpus', ctypes.c_int), ('maxid', ctypes.c_int), ('arch', _cp)]
 
 
 class _Func(ctypes.Structure):
@@ -354,7 +354,7 @@ class DumpInfo(_Record):
 
 
 class KernelInfo(_Record):
-    __slots__ = ('os', 'version', 'panic', 'ncpus', 'maxid')
+    __slots__ = ('os', 'version', 'panic', 'ncpus', 'maxid', 'arch')
 
 
 class FlatFunction(_Record):
@@ -588,7 +588,7 @@ class Kvmstat:
         if self._lib.kvs_kernel_info(self._h(), ctypes.byref(ki)) != 0:
             raise self._error()
         return KernelInfo(os=_s(ki.os), version=_s(ki.version), panic=_s(ki.panic),
-                          ncpus=ki.ncpus, maxid=ki.maxid)
+                          ncpus=ki.ncpus, maxid=ki.maxid, arch=_s(ki.arch))
 
     def msgbuf(self):
         """The kernel message buffer as text."""

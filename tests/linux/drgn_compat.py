@@ -7,7 +7,8 @@ The script walks every task (pid, comm, state letter, a dozen members
 each), every slab cache (name, sizes, flags), the module list, the online
 CPUs and each one's runqueue, a list walk in reverse, and casts and
 container_of on the way: several thousand member reads.  DUMP_DRGN is the
-form drgn reads (the paging ELF: drgn cannot read QEMU's phys-only ELF),
+form drgn reads (the paging ELF, or "alias:" and the phys-only ELF, which
+drgn then reads with the kernel image's range added as a segment),
 DUMP_KVMSTAT any form kvmstat reads.  Exit 0 when equal; 1 with the first
 differences; 2 when a tool cannot run (a missing oracle fails)."""
 import difflib
@@ -27,6 +28,24 @@ if sys.argv[1] == 'drgn':
     from drgn.helpers.linux.percpu import per_cpu
     prog = drgn.Program()
     prog.set_core_dump(sys.argv[2])
+    if sys.argv[4:] == ['alias']:
+        # QEMU's phys-only ELF: the kernel image's virtual range as one more
+        # segment over the physical memory under it (as a kexec vmcore has),
+        # so drgn finds the page tables and walks them itself.
+        import struct
+        data = open(sys.argv[2], 'rb').read(1 << 20)
+        i = data.index(b'OSRELEASE=')
+        end = data.index(b'\0', i)
+        info = dict(l.split('=', 1) for l in data[i:end].decode().split('\n') if '=' in l)
+        if 'NUMBER(kimage_voffset)' in info:
+            voff = int(info['NUMBER(kimage_voffset)'], 16)
+            start = int(info['NUMBER(MODULES_END)'], 16)
+        else:
+            voff = (0xffffffff80000000 - int(info['NUMBER(phys_base)'])) & (2**64 - 1)
+            start = 0xffffffff80000000
+        def read(address, count, offset, physical, start=start, voff=voff):
+            return prog.read((start + offset - voff) & (2**64 - 1), count, True)
+        prog.add_memory_segment(start, 1 << 30, read, False)
     prog.load_debug_info([sys.argv[3]])
 else:
     import kvmstat
@@ -77,8 +96,8 @@ print('\n'.join(out))
 '''
 
 
-def run(tool, dump, vmlinux):
-    r = subprocess.run(['/usr/bin/python3', '-c', SCRIPT, tool, dump, vmlinux],
+def run(tool, dump, vmlinux, extra=()):
+    r = subprocess.run(['/usr/bin/python3', '-c', SCRIPT, tool, dump, vmlinux] + list(extra),
                        capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         print('drgn_compat: %s failed on %s:\n%s' % (tool, dump, r.stderr[-2000:]))
@@ -91,7 +110,9 @@ def main():
         print(__doc__)
         return 2
     k = run('kvmstat', sys.argv[1], sys.argv[3])
-    d = run('drgn', sys.argv[2], sys.argv[3])
+    # DUMP_DRGN "alias:FILE": the phys-only ELF FILE with the image aliased
+    d = run('drgn', sys.argv[2].split(':', 1)[-1], sys.argv[3],
+            ['alias'] if sys.argv[2].startswith('alias:') else [])
     if k is None or d is None:
         return 2
     if k == d:

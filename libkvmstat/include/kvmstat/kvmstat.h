@@ -281,6 +281,8 @@ struct kvs_kernelinfo {
 	const char *panic;       /* panic message, NULL when the kernel did not panic */
 	int ncpus;               /* CPUs the kernel counted */
 	int maxid;               /* highest CPU id */
+	const char *arch;        /* "amd64", "arm64"; NULL when not known
+	                          * (a dump opened for its bytes alone) */
 };
 int kvs_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki);
 

@@ -47,6 +47,11 @@ fbsd_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 {
 	uint64_t sym, kernbase = KERNBASE_DEFAULT, pml4;
 
+	/* FreeBSD/arm64's layout (its minidump, its pmap) is not read yet */
+	if (kd->arch != NULL && kd->arch->elf_machine != EM_X86_64)
+		return kerr_set(&kd->err, KVS_E_VERSION, "a FreeBSD kernel for %s (machine "
+		    "%u): kvmstat reads FreeBSD's amd64 kernels only, so far",
+		    kd->arch->name, kd->arch->elf_machine);
 	if (p->pt != NULL)
 		return 0;
 	if (kvs_symtab_lookup(kd->syms, "kernbase", &sym, NULL, &kd->err) == 0 && sym != 0)

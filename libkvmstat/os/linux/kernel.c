@@ -1,6 +1,6 @@
 /*
- * kernel.c - the Linux kernel family (x86_64): VMCOREINFO, KASLR, the page
- * tables, the banner check, kernel info and the printk ring buffer.
+ * kernel.c - the Linux kernel family (x86_64 and arm64): VMCOREINFO, KASLR,
+ * the page tables, the banner check, kernel info and the printk ring buffer.
  *
  * Bootstrap.  Everything starts from VMCOREINFO, the "KEY=value" text the
  * kernel publishes for dump tools: a note in ELF dumps (kdump, QEMU with
@@ -14,6 +14,12 @@
  * page_offset_base (the randomised direct map) before any page-table walk.
  * Without VMCOREINFO the kernel is assumed unrandomised (nokaslr), which the
  * banner check then confirms or refutes.
+ *
+ * arm64 (the kernel file's machine, or VMCOREINFO's NUMBER(kimage_voffset)
+ * without one): the image maps at va - kimage_voffset, KASLR moves it (and
+ * its symbols, from MODULES_END up) by KERNELOFFSET, swapper_pg_dir is the
+ * root, PAGESIZE the granule, TCR_EL1_T1SZ the VA size, and the linear map
+ * runs from PAGE_OFFSET = -(1 << VA_BITS) over PHYS_OFFSET.
  */
 #include <ctype.h>
 #include <elf.h>
@@ -39,6 +45,10 @@ struct linux_priv {
 	char *vmcoreinfo;         /* NUL-terminated copy, or NULL */
 	int64_t phys_base;
 	bool have_vmcoreinfo;
+	/* arm64: the image maps at va - kimage_voffset; the linear map is
+	 * PAGE_OFFSET + (pa - PHYS_OFFSET) */
+	bool arm64;
+	uint64_t kimage_voffset, phys_offset;
 };
 
 static struct linux_priv *
@@ -184,7 +194,11 @@ lnx_probe(kvs_t *kd)
 static uint64_t
 image_pa(kvs_t *kd, uint64_t va)
 {
-	return va - START_KERNEL_MAP + (uint64_t)priv_of(kd)->phys_base;
+	struct linux_priv *lp = priv_of(kd);
+
+	if (lp->arm64)
+		return va - lp->kimage_voffset;
+	return va - START_KERNEL_MAP + (uint64_t)lp->phys_base;
 }
 
 /* A kernel-image symbol's runtime address. */
@@ -240,8 +254,9 @@ lnx_probe_dump(kvs_t *kd, unsigned *machine)
 		    "VMCOREINFO without PAGESIZE");
 		return KVS_NOTMINE;
 	}
-	/* This layer reads x86_64 kernels: its page tables and image map. */
-	*machine = EM_X86_64;
+	/* An arm64 kernel says where its image maps (kimage_voffset); an
+	 * x86_64 one does not. */
+	*machine = vi_u64(kd, "NUMBER(kimage_voffset)", 16, &v) ? EM_AARCH64 : EM_X86_64;
 	return 0;
 }
 
@@ -256,7 +271,25 @@ lnx_attach(kvs_t *kd)
 	if (find_vmcoreinfo(kd) < 0)
 		return -1;
 	lp = priv_of(kd);
-	if (vi_u64(kd, "KERNELOFFSET", 16, &v)) {
+	lp->arm64 = kd->arch != NULL ? kd->arch->elf_machine == EM_AARCH64 :
+	    vi_u64(kd, "NUMBER(kimage_voffset)", 16, &v);
+	if (lp->arm64) {
+		/* the image at va - kimage_voffset (KASLR included); it starts
+		 * where the modules' area ends (KIMAGE_VADDR) */
+		uint64_t kimage = 0;
+		if (!vi_u64(kd, "NUMBER(kimage_voffset)", 16, &lp->kimage_voffset) ||
+		    !vi_u64(kd, "NUMBER(PHYS_OFFSET)", 16, &lp->phys_offset))
+			return kerr_set(&kd->err, KVS_E_FORMAT, "an arm64 dump without "
+			    "VMCOREINFO's NUMBER(kimage_voffset) and NUMBER(PHYS_OFFSET): "
+			    "where its kernel image lies is not known");
+		if (vi_u64(kd, "KERNELOFFSET", 16, &v) && v != 0) {
+			if (!vi_u64(kd, "NUMBER(MODULES_END)", 16, &kimage))
+				return kerr_set(&kd->err, KVS_E_FORMAT, "a randomised arm64 "
+				    "kernel without VMCOREINFO's NUMBER(MODULES_END)");
+			kd->slide = v;
+			kd->slide_min = kimage;
+		}
+	} else if (vi_u64(kd, "KERNELOFFSET", 16, &v)) {
 		kd->slide = v;
 		kd->slide_min = START_KERNEL_MAP;
 	}
@@ -293,6 +326,42 @@ lnx_memory_btf(kvs_t *kd, uint64_t *kva, uint64_t *len)
 	return 0;
 }
 
+/* arm64: swapper_pg_dir, the granule (PAGESIZE), the kernel's VA size
+ * (64 - TCR_EL1.T1SZ, else VA_BITS), and the linear map:
+ * PAGE_OFFSET = -(1 << VA_BITS) for half the space, at PHYS_OFFSET. */
+static int
+arm64_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
+{
+	struct linux_priv *lp = priv_of(kd);
+	uint64_t top, v, va_bits = 48, pgsz = 4096, maxphys = 48;
+	unsigned shift = 0;
+
+	if (!vi_u64(kd, "SYMBOL(swapper_pg_dir)", 16, &top) &&
+	    image_sym(kd, "swapper_pg_dir", &top) != 0)
+		return kerr_push(&kd->err, "cannot find the kernel page tables (swapper_pg_dir)");
+	vi_u64(kd, "PAGESIZE", 10, &pgsz);
+	while (shift < 20 && (1ULL << shift) < pgsz)
+		shift++;
+	if ((1ULL << shift) != pgsz)
+		return kerr_set(&kd->err, KVS_E_DATA, "VMCOREINFO's PAGESIZE %llu is no arm64 "
+		    "granule", (unsigned long long)pgsz);
+	vi_u64(kd, "NUMBER(VA_BITS)", 10, &va_bits);
+	vi_u64(kd, "NUMBER(MAX_PHYSMEM_BITS)", 10, &maxphys);
+	if (va_bits < 36 || va_bits > 52)
+		return kerr_set(&kd->err, KVS_E_DATA, "VMCOREINFO's VA_BITS %llu is no arm64 "
+		    "kernel's", (unsigned long long)va_bits);
+	p->have_root = true;
+	p->root_pa = image_pa(kd, top);
+	p->page_shift = shift;
+	p->va_bits = vi_u64(kd, "NUMBER(TCR_EL1_T1SZ)", 16, &v) && v >= 12 && v <= 28 ?
+	    (unsigned)(64 - v) : (unsigned)va_bits;
+	p->pa52 = maxphys == 52;
+	p->direct_base = ~0ULL << va_bits;
+	p->direct_end = p->direct_base + (1ULL << (va_bits - 1));
+	p->direct_phys = lp->phys_offset;
+	return 0;
+}
+
 static int
 lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 {
@@ -301,6 +370,8 @@ lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 
 	if (lp == NULL)
 		return kerr_set(&kd->err, KVS_E_INVAL, "Linux: translation before attach");
+	if (lp->arm64)
+		return arm64_xlat_setup(kd, p);
 	if (vi_u64(kd, "NUMBER(pgtable_l5_enabled)", 10, &v) && v != 0)
 		return kerr_set(&kd->err, KVS_E_VERSION, "the kernel runs with 5-level paging "
 		    "(pgtable_l5_enabled=1), which is not supported yet");
