@@ -89,8 +89,11 @@ p('container_of %d' % (back.value_() == init.address_of_().value_()))
 p('cast %d %d' % (cast('unsigned char', init.prio).value_(),
                   cast('long', init.comm[0]).value_()))
 p('sizeof %d %d' % (sizeof(prog.type('struct task_struct')), sizeof(init.comm)))
-p('enumerators %d %d %d' % (prog['PG_slab'].value_(), prog['NR_FREE_PAGES'].value_(),
-                            prog['TASK_COMM_LEN'].value_()))
+for name in ('PG_slab', 'NR_FREE_PAGES', 'TASK_COMM_LEN'):
+    try:
+        p('enumerator %s %d' % (name, prog[name].value_()))
+    except KeyError:
+        p('enumerator %s absent' % name)   # PG_slab: gone in 6.12 (a page type)
 p('release %s' % prog['init_uts_ns'].name.release.string_().decode())
 print('\n'.join(out))
 '''
