@@ -396,7 +396,7 @@ cmd_zoneinfo(kvs_t *kd, const struct opts *o)
 			if (z[i].node_stat != NULL)
 				json_object_set_new(zz, "node_stats", stats_json(z[i].node_stat,
 				    z[i].nnode_stat));
-			if (z[i].unreclaimable >= 0)
+			if (z[i].populated && z[i].unreclaimable >= 0)
 				json_object_set_new(zz, "node_unreclaimable",
 				    json_boolean(z[i].unreclaimable));
 			if (z[i].npcp > 0) {

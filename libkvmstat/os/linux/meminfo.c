@@ -167,15 +167,15 @@ blockdev_pages(struct mi *m, uint64_t *out)
 	uint64_t sb, head, p, v;
 
 	*out = 0;
+	if (!gvar(m, "blockdev_superblock", 8, &sb))
+		return false;
+	if (sb == 0)
+		return true;
 	if (kfield(kd, "struct super_block", "s_inodes", &s_inodes, true) != 0 ||
 	    kfield(kd, "struct inode", "i_sb_list", &i_sb_list, true) != 0 ||
 	    kfield(kd, "struct inode", "i_mapping", &i_mapping, true) != 0 ||
 	    kfield(kd, "struct address_space", "nrpages", &nrpages, true) != 0)
 		return fail(m, "Buffers: inode layout");
-	if (!gvar(m, "blockdev_superblock", 8, &sb))
-		return false;
-	if (sb == 0)
-		return true;
 	head = sb + s_inodes.off;
 	if (kread_u64(kd, head, &p) != 0)
 		return fail(m, "Buffers: the block devices' inode list");

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""check_census_linux.py - `kvmstat mem`, `buddyinfo` and `zoneinfo` on the
+synthetic Linux dumps, against the fixture generator's own model.
+
+mkcore_linux.py places two NUMA nodes (node 0: DMA and DMA32, node 1:
+Normal; Movable and Device empty), their free lists, watermarks and boost,
+lowmem_reserve, per-zone and per-node counters (some below zero, which the
+kernel shows as 0), the CPUs' pagesets and pending NUMA events (online CPUs
+only are folded in), the global counters and what /proc/meminfo reads
+besides, and writes into truth.json["census"] each zone as /proc/zoneinfo
+gives it, /proc/buddyinfo's lines and /proc/meminfo's values.  Checked, on
+the KASLR and nokaslr ELF vmcores, the KASLR raw image, and the nodebug
+dump without a kernel file (kallsyms and BTF from memory):
+  buddyinfo   text = truth's lines byte for byte; --json zones
+  zoneinfo    --json: every field of every zone, stats, node_stats, pagesets
+  mem         text: every line, names and order, "%-16s%8lu kB"; --json
+  --csv       parses, one row per line / zone
+A missing fixture or truth fails the test.
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+FIX = os.environ.get("KVS_FIXTURES", os.path.join(os.path.dirname(__file__), "..",
+                                                  "fixtures", "cores"))
+KVMSTAT = os.path.join(os.environ.get("KVS_BUILDDIR", "build"), "analyzers", "kvmstat")
+VMLINUX = os.path.join(FIX, "linux-kaslr", "vmlinux")
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+    return cond
+
+
+def run(args):
+    p = subprocess.run([KVMSTAT] + args, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def meminfo_text(lines):
+    out = []
+    for name, v in lines:
+        label = name + ":"
+        if name.startswith("HugePages_"):
+            out.append("%-16s%8d" % (label, v))
+        else:
+            out.append("%-16s%8d kB" % (label, v))
+    return "\n".join(out) + "\n"
+
+
+def one(label, args, truth):
+    t = truth["census"]
+    # buddyinfo
+    rc, out, err = run(args + ["buddyinfo"])
+    check(rc == 0, "%s: buddyinfo exits 0 (%d: %s)" % (label, rc, err.strip()))
+    check(out == "".join(line + "\n" for line in t["buddyinfo"]),
+          "%s: buddyinfo text equals the model's lines:\n%s" % (label, out))
+    rc, out, err = run(args + ["--json", "buddyinfo"])
+    check(rc == 0, "%s: buddyinfo --json exits 0" % label)
+    doc = json.loads(out)
+    check(doc.get("schema") == "kvmstat/1", "%s: buddyinfo schema" % label)
+    want = [{"node": z["node"], "zone": z["zone"], "free": z["free"]}
+            for z in t["zones"] if z["populated"]]
+    check(doc.get("zones") == want, "%s: buddyinfo --json zones" % label)
+
+    # zoneinfo
+    rc, out, err = run(args + ["--json", "zoneinfo"])
+    check(rc == 0, "%s: zoneinfo --json exits 0 (%s)" % (label, err.strip()))
+    doc = json.loads(out)
+    got = doc.get("zones", [])
+    check(len(got) == len(t["zones"]), "%s: zoneinfo: %d zones, model %d" %
+          (label, len(got), len(t["zones"])))
+    for g, w in zip(got, t["zones"]):
+        name = "%s: zoneinfo node %d %s" % (label, w["node"], w["zone"])
+        for k in ("node", "zone", "kaddr", "populated", "boost", "min", "low", "high",
+                  "spanned", "present", "managed", "cma", "start_pfn", "protection"):
+            check(g.get(k) == w[k], "%s: %s %r, model %r" % (name, k, g.get(k), w[k]))
+        check(g.get("pages_free") == w["pages_free"], "%s: pages_free" % name)
+        for k in ("stats", "node_stats", "node_unreclaimable"):
+            check(g.get(k) == w.get(k), "%s: %s %r, model %r" % (name, k, g.get(k), w.get(k)))
+        if w["populated"]:
+            check(g.get("pagesets") == w["pagesets"], "%s: pagesets %r, model %r" %
+                  (name, g.get("pagesets"), w["pagesets"]))
+    rc, out, err = run(args + ["zoneinfo"])
+    check(rc == 0, "%s: zoneinfo exits 0" % label)
+    for w in t["zones"]:
+        check(("Node %d, zone %8s\n" % (w["node"], w["zone"])) in out or
+              ("Node %d, zone %8s\n  per-node stats" % (w["node"], w["zone"])) in out,
+              "%s: zoneinfo text has node %d zone %s" % (label, w["node"], w["zone"]))
+    check(out.count("\n  pagesets") == sum(1 for w in t["zones"] if w["populated"]),
+          "%s: zoneinfo text: pagesets of the populated zones only" % label)
+
+    # mem
+    rc, out, err = run(args + ["mem"])
+    check(rc == 0, "%s: mem exits 0 (%s)" % (label, err.strip()))
+    check(out == meminfo_text(t["meminfo"]), "%s: mem text equals the model's "
+          "/proc/meminfo:\n%s\nmodel:\n%s" % (label, out, meminfo_text(t["meminfo"])))
+    rc, out, err = run(args + ["--json", "mem"])
+    doc = json.loads(out)
+    check(doc.get("schema") == "kvmstat/1", "%s: mem schema" % label)
+    check(list(doc.get("meminfo", {}).items()) == [tuple(x) for x in t["meminfo"]],
+          "%s: mem --json meminfo in the kernel's order" % label)
+    check(doc.get("flags") == {"MemAvailable": ["estimate"]},
+          "%s: mem --json flags %r" % (label, doc.get("flags")))
+    rc, out, err = run(args + ["--csv", "mem"])
+    rows = list(csv.reader(io.StringIO(out)))
+    check(rc == 0 and len(rows) == len(t["meminfo"]) + 1, "%s: mem --csv rows" % label)
+    rc, out, err = run(args + ["--csv", "zoneinfo"])
+    rows = list(csv.reader(io.StringIO(out)))
+    check(rc == 0 and len(rows) == len(t["zones"]) + 1, "%s: zoneinfo --csv rows" % label)
+
+
+def main():
+    if not os.access(KVMSTAT, os.X_OK):
+        print("FAIL: no kvmstat at", KVMSTAT)
+        return 1
+    cases = [
+        ("kaslr elf", "linux-kaslr", ["-N", VMLINUX, "-M", "vmcore"]),
+        ("kaslr raw", "linux-kaslr", ["-N", VMLINUX, "--raw", "-M", "mem.raw"]),
+        ("nokaslr elf", "linux-nokaslr", ["-N", VMLINUX, "-M", "vmcore"]),
+        ("nodebug, no kernel file", "linux-nodebug", ["-M", "vmcore"]),
+        ("nodebug with -N", "linux-nodebug", ["-N", VMLINUX, "-M", "vmcore"]),
+    ]
+    for label, d, args in cases:
+        tpath = os.path.join(FIX, d, "truth.json")
+        if not check(os.path.exists(tpath), "%s: no truth at %s" % (label, tpath)):
+            continue
+        truth = json.load(open(tpath))
+        if not check("census" in truth, "%s: truth.json has no census (regenerate the "
+                     "fixtures)" % label):
+            continue
+        args = [os.path.join(FIX, d, a) if a in ("vmcore", "mem.raw") else a for a in args]
+        if not check(all(os.path.exists(a) for a in args if a.startswith(FIX)),
+                     "%s: fixture missing" % label):
+            continue
+        one(label, ["--no-cache"] + args, truth)
+    print("%d checks, %d failures" % (checks, failures))
+    return 1 if failures or checks == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
