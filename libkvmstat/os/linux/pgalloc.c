@@ -12,9 +12,12 @@
  *
  * Values are read as the kernel's report reads them: a zone or node counter
  * is its atomic alone, negative shown as 0 (per-CPU deltas not folded in);
- * NUMA event counters add each CPU's pending events where they are kept per
- * CPU (per_cpu_zonestats.vm_numa_event[], or the older pageset's
- * vm_numa_stat_diff[]).  Layouts by member presence: _watermark[] or
+ * NUMA event counters add each online CPU's pending events where they are
+ * kept per CPU (per_cpu_zonestats.vm_numa_event[], or the older pageset's
+ * vm_numa_stat_diff[]), as the report folds them in.  The node's THP
+ * counters are shown in huge pages where the kernel counts them in pages
+ * (told by its nr_swapcached counter, which came with that change; a
+ * heuristic for the kernels between).  Layouts by member presence: _watermark[] or
  * watermark[], managed_pages atomic or plain, per_cpu_pageset +
  * per_cpu_zonestats or pageset.
  */
@@ -31,6 +34,7 @@
 #define CPUS_MAX 8192
 #define ZONE_BUF_MAX 16384
 #define MAX_RECLAIM_RETRIES 16
+#define HPAGE_PMD_NR 512       /* x86-64: a PMD maps 512 pages */
 
 /* ---- CPUs ---------------------------------------------------------------- */
 
@@ -496,6 +500,22 @@ node_list(kvs_t *kd, uint64_t *pg, int *nid, size_t *n)
 	return 0;
 }
 
+/* The transparent huge page counters /proc/zoneinfo shows in huge pages
+ * where the kernel counts them in pages (the kernels with nr_swapcached). */
+static bool
+thp_item(const char *name)
+{
+	static const char *const thp[] = { "nr_anon_transparent_hugepages",
+	    "nr_shmem_hugepages", "nr_shmem_pmdmapped", "nr_file_hugepages",
+	    "nr_file_pmdmapped" };
+	size_t i;
+
+	for (i = 0; i < sizeof(thp) / sizeof(thp[0]); i++)
+		if (strcmp(name, thp[i]) == 0)
+			return true;
+	return false;
+}
+
 int
 linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 {
@@ -506,8 +526,10 @@ linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 	uint64_t *pg = NULL;
 	int *nid = NULL;
 	uint8_t *zb = NULL;
+	uint64_t a;
 	size_t nn = 0, k, i, nz = 0;
 	int inc = 0, r, rc = -1;
+	bool thp_in_pages;
 
 	*out = NULL;
 	*n = 0;
@@ -515,6 +537,9 @@ linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 		return kerr_push(&kd->err, "page allocator zones");
 	if (linux_vmnames(kd, &vn) != 0)
 		return -1;
+	thp_in_pages = linux_vmindex(&vn, LNX_VM_NODE, "nr_swapcached") >= 0 &&
+	    kvs_symbol(kd, "transparent_hugepage_flags", &a, NULL) == 0;
+	kerr_clear(&kd->err);
 	if (linux_cpus(kd, &cpus) != 0) {
 		linux_vmnames_free(&vn);
 		return -1;
@@ -580,8 +605,11 @@ linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 					kerr_clear(&kd->err);
 				}
 				for (j = 0; j < vn.nnode; j++) {
-					counter(&ns[j], linux_vmname(&vn, LNX_VM_NODE, j),
-					    ok ? clamp0(le64toh(vals[j])) : 0, KVS_UNIT_PAGES);
+					const char *nm = linux_vmname(&vn, LNX_VM_NODE, j);
+					uint64_t v = ok ? clamp0(le64toh(vals[j])) : 0;
+					if (thp_in_pages && thp_item(nm))
+						v /= HPAGE_PMD_NR;
+					counter(&ns[j], nm, v, KVS_UNIT_PAGES);
 					if (!ok)
 						ns[j].flags |= KVS_CF_UNREADABLE;
 				}
