@@ -190,6 +190,13 @@ cmd_mem(kvs_t *kd, const struct opts *o)
 
 /* ---- buddyinfo ------------------------------------------------------------ */
 
+/* A zone whose struct the dump does not hold: listed, its figures unknown. */
+static bool
+zone_lost(const struct kvs_pzone *z)
+{
+	return (z->flags & KVS_CF_UNREADABLE) && z->norders == 0;
+}
+
 static void
 phys_free(const struct kvs_pzone *z, size_t n)
 {
@@ -236,17 +243,17 @@ cmd_buddyinfo(kvs_t *kd, const struct opts *o)
 		emit_init(&e, true, stdout);
 		for (i = 0; i < n; i++) {
 			json_t *zz, *f;
-			if (!z[i].populated)
+			if (!z[i].populated && !zone_lost(&z[i]))
 				continue;
 			zz = json_object();
 			f = json_array();
 			json_object_set_new(zz, "node", json_integer(z[i].node));
 			json_object_set_new(zz, "zone", json_dumpstr(z[i].name));
 			for (k = 0; k < z[i].norders; k++)
-				json_array_append_new(f, z[i].flags & KVS_CF_UNREADABLE &&
-				    z[i].name[0] == '?' ? json_null() : json_integer((json_int_t)
-				    z[i].free[k]));
-			json_object_set_new(zz, "free", f);
+				json_array_append_new(f, json_integer((json_int_t)z[i].free[k]));
+			json_object_set_new(zz, "free", zone_lost(&z[i]) ? json_null() : f);
+			if (zone_lost(&z[i]))
+				json_decref(f);
 			if (z[i].npools > 0) {
 				json_t *pools = json_object();
 				unsigned p;
@@ -279,6 +286,10 @@ cmd_buddyinfo(kvs_t *kd, const struct opts *o)
 		phys_free(z, n);
 	} else {
 		for (i = 0; i < n; i++) {
+			if (zone_lost(&z[i])) {
+				printf("Node %d, zone %8s ?\n", z[i].node, z[i].name);
+				continue;
+			}
 			if (!z[i].populated)
 				continue;
 			printf("Node %d, zone %8s ", z[i].node, z[i].name);
@@ -324,6 +335,10 @@ zone_text(const struct kvs_pzone *z)
 	size_t i;
 
 	printf("Node %d, zone %8s", z->node, z->name);
+	if (zone_lost(z)) {
+		printf("\n  ?\n");
+		return;
+	}
 	if (z->node_stat != NULL) {
 		printf("\n  per-node stats");
 		stat_lines(z->node_stat, z->nnode_stat);

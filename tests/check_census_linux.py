@@ -16,14 +16,19 @@ dump without a kernel file (kallsyms and BTF from memory):
   mem         text: every line, names and order, "%-16s%8lu kB"; --json
   --csv       parses, one row per line / zone
 Every --json document is validated against docs/kvmstat-1.schema.json
-(python3-jsonschema).  A missing fixture, truth or jsonschema fails the test.
+(python3-jsonschema).  A copy of the raw image whose node_data[1] points outside memory must keep
+node 0 whole, show node 1's zones as unreadable and exit 1 (incomplete).
+A missing fixture, truth or jsonschema fails the test.
 """
 import csv
 import io
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
+import tempfile
 
 SRC = os.environ.get("KVS_SRCDIR", os.path.join(os.path.dirname(__file__), ".."))
 FIX = os.environ.get("KVS_FIXTURES", os.path.join(os.path.dirname(__file__), "..",
@@ -132,6 +137,72 @@ def one(label, args, truth):
     check(rc == 0 and len(rows) == len(t["zones"]) + 1, "%s: zoneinfo --csv rows" % label)
 
 
+def elf_symbol(path, want):
+    """The link address of symbol `want` in an ELF64 file (its .symtab)."""
+    b = open(path, "rb").read()
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize) for i in range(shnum)]
+    for s in secs:
+        if s[1] != 2:        # SHT_SYMTAB
+            continue
+        strtab = secs[s[6]]
+        for k in range(s[5] // 24):
+            name, _info, _o, _sh, value, _size = struct.unpack_from("<IBBHQQ", b, s[4] + k * 24)
+            end = b.index(b"\0", strtab[4] + name)
+            if b[strtab[4] + name:end].decode() == want:
+                return value
+    return None
+
+
+def lost_node(truth):
+    """node_data[1] pointed outside memory in a copy of the KASLR raw image:
+    node 1's zones are listed as unreadable (`?`, null), node 0's stay
+    whole, and every command exits 1 saying the answer is incomplete."""
+    t = truth["census"]
+    k = truth["kaslr"]
+    link = elf_symbol(VMLINUX, "node_data")
+    if not check(link is not None, "lost node: node_data in the fixture vmlinux"):
+        return
+    pa = link + k["kerneloffset"] - 0xffffffff80000000 + k["phys_base"]
+    with tempfile.TemporaryDirectory() as d:
+        img = os.path.join(d, "mem.raw")
+        shutil.copy(os.path.join(FIX, "linux-kaslr", "mem.raw"), img)
+        with open(img, "r+b") as f:
+            f.seek(pa + 8)
+            f.write(struct.pack("<Q", int(k["page_offset_base"], 16) + (1 << 38)))
+        args = ["--no-cache", "-N", VMLINUX, "--raw", "-M", img]
+        node0 = [line for line in t["buddyinfo"] if line.startswith("Node 0,")]
+        rc, out, err = run(args + ["buddyinfo"])
+        lines = out.splitlines()
+        check(rc == 1 and "incomplete" in err, "lost node: buddyinfo exits 1, incomplete "
+              "(%d: %s)" % (rc, err.strip()))
+        check(lines[:len(node0)] == node0 and len(lines) == len(node0) + 5 and
+              all(line.startswith("Node 1, zone") and line.endswith("?")
+                  for line in lines[len(node0):]),
+              "lost node: node 0's lines kept, node 1's zones shown as ?:\n%s" % out)
+        rc, out, err = run(args + ["--json", "zoneinfo"])
+        doc = json.loads(out)
+        valid(doc, "zoneinfo", "lost node")
+        z1 = [z for z in doc["zones"] if z["node"] == 1]
+        check(rc == 1 and len(z1) == 5 and all("unreadable" in z for z in z1),
+              "lost node: zoneinfo flags node 1's zones unreadable")
+        z0 = [z for z in doc["zones"] if z["node"] == 0]
+        check([z.get("stats") for z in z0] == [z.get("stats") for z in t["zones"]
+                                                if z["node"] == 0],
+              "lost node: node 0's counters kept")
+        rc, out, err = run(args + ["--json", "mem"])
+        doc = json.loads(out)
+        valid(doc, "mem", "lost node")
+        check(rc == 1 and doc["meminfo"].get("MemAvailable", 0) is None and
+              "unreadable" in doc.get("flags", {}).get("MemAvailable", []) and
+              doc["meminfo"].get("MemTotal") == dict(t["meminfo"])["MemTotal"],
+              "lost node: MemAvailable null and flagged, MemTotal kept (%d)" % rc)
+        rc, out, err = run(args + ["mem"])
+        check(rc == 1 and "MemAvailable:          ? kB\n" in out,
+              "lost node: mem text shows MemAvailable as ?")
+
+
 def main():
     if not os.access(KVMSTAT, os.X_OK):
         print("FAIL: no kvmstat at", KVMSTAT)
@@ -167,6 +238,9 @@ def main():
                      "%s: fixture missing" % label):
             continue
         one(label, ["--no-cache"] + args, truth)
+    tpath = os.path.join(FIX, "linux-kaslr", "truth.json")
+    if check(os.path.exists(tpath), "no truth at %s" % tpath):
+        lost_node(json.load(open(tpath)))
     print("%d checks, %d failures" % (checks, failures))
     return 1 if failures or checks == 0 else 0
 
