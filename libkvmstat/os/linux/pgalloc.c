@@ -14,7 +14,9 @@
  * is its atomic alone, negative shown as 0 (per-CPU deltas not folded in);
  * NUMA event counters add each online CPU's pending events where they are
  * kept per CPU (per_cpu_zonestats.vm_numa_event[], or the older pageset's
- * vm_numa_stat_diff[]), as the report folds them in.  The node's THP
+ * vm_numa_stat_diff[]), as the report folds them in (5.10's snapshot; 5.14
+ * on, zoneinfo folds them since a stable fix of 2024, and showed the atomic
+ * alone before it: a kernel between shows less than this).  The node's THP
  * counters are shown in huge pages where the kernel counts them in pages
  * (told by its nr_swapcached counter, which came with that change; a
  * heuristic for the kernels between).  Layouts by member presence: _watermark[] or
