@@ -128,5 +128,8 @@ int cmd_rd(kvs_t *kd, const struct opts *o);
 int cmd_diff(kvs_t *kd, const struct opts *o);
 int cmd_cache(kvs_t *kd, const struct opts *o);
 int cmd_shell(kvs_t *kd, const struct opts *o);
+int cmd_mem(kvs_t *kd, const struct opts *o);
+int cmd_buddyinfo(kvs_t *kd, const struct opts *o);
+int cmd_zoneinfo(kvs_t *kd, const struct opts *o);
 
 #endif

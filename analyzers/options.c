@@ -30,6 +30,12 @@ static const struct command commands[] = {
 	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo",
 	    A_FORMAT | A_PERCPU | A_CSV, "slabinfo|crash",
 	    "[--format slabinfo|crash] [--percpu] [--csv]" },
+	{ "mem", cmd_mem, "the kernel's memory summary, as /proc/meminfo (FreeBSD: vmstat -s)",
+	    A_CSV, NULL, "[--csv]" },
+	{ "buddyinfo", cmd_buddyinfo, "the page allocator's free blocks per order, as "
+	    "/proc/buddyinfo", A_CSV, NULL, "[--csv]" },
+	{ "zoneinfo", cmd_zoneinfo, "the page allocator's zones, as /proc/zoneinfo",
+	    A_CSV, NULL, "[--csv]" },
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
 	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
 	{ "rd", cmd_rd, "memory as 8-byte words and ASCII, as crash's rd",

@@ -45,8 +45,8 @@ else
   realcore_skipped=$(sed -n 's/^linux-realcore skipped (opted out): //p' "$BUILD/realcore.log" | tail -1)
   [ -n "$realcore" ] || realcore="0 1"
   # Debian's arm64 kernel under qemu-system-aarch64: counted with the above.
-  echo "== real Linux kernel, arm64 (tests/linux/arm64_check.sh)"
-  bash tests/linux/arm64_check.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/arm64.log" | tail -n 12
+  echo "== real Linux kernel, arm64 (tests/linux/kernel_check.sh)"
+  bash tests/linux/kernel_check.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/arm64.log" | tail -n 12
   arm=$(sed -n 's/^linux-arm64: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/arm64.log" | tail -1)
   [ -n "$arm" ] || arm="0 1"
   realcore="$(( ${realcore% *} + ${arm% *} )) $(( ${realcore#* } + ${arm#* } ))"

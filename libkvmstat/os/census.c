@@ -64,6 +64,7 @@ kvs_pzones_free(struct kvs_pzone *z, size_t n)
 	for (i = 0; i < n; i++) {
 		free(z[i].stat);
 		free(z[i].node_stat);
+		free(z[i].pcp);
 	}
 	free(z);
 }

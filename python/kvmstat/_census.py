@@ -28,6 +28,11 @@ class _Counter(ctypes.Structure):
                 ('note', ctypes.c_char * 128)]
 
 
+class _PZonePcp(ctypes.Structure):
+    _fields_ = [('cpu', ctypes.c_int), ('count', ctypes.c_int64), ('high', ctypes.c_int64),
+                ('batch', ctypes.c_int64), ('stat_threshold', ctypes.c_int64)]
+
+
 class _PZone(ctypes.Structure):
     _fields_ = [('node', ctypes.c_int), ('name', ctypes.c_char * 32), ('index', ctypes.c_int),
                 ('kaddr', _u64), ('populated', ctypes.c_int), ('norders', ctypes.c_uint),
@@ -40,8 +45,9 @@ class _PZone(ctypes.Structure):
                 ('nprotection', ctypes.c_uint), ('protection', _u64 * PZ_PROT),
                 ('stat', ctypes.POINTER(_Counter)), ('nstat', ctypes.c_size_t),
                 ('node_stat', ctypes.POINTER(_Counter)), ('nnode_stat', ctypes.c_size_t),
-                ('unreclaimable', ctypes.c_int), ('flags', ctypes.c_uint),
-                ('note', ctypes.c_char * 128)]
+                ('unreclaimable', ctypes.c_int),
+                ('pcp', ctypes.POINTER(_PZonePcp)), ('npcp', ctypes.c_size_t),
+                ('flags', ctypes.c_uint), ('note', ctypes.c_char * 128)]
 
 
 class _VArea(ctypes.Structure):
@@ -198,6 +204,10 @@ def _zone(z):
                 stat=counters(z.stat, z.nstat),
                 node_stat=counters(z.node_stat, z.nnode_stat),
                 unreclaimable=None if z.unreclaimable < 0 else bool(z.unreclaimable),
+                pagesets=[{'cpu': z.pcp[i].cpu, 'count': z.pcp[i].count, 'high': z.pcp[i].high,
+                           'batch': z.pcp[i].batch,
+                           'stat_threshold': None if z.pcp[i].stat_threshold < 0
+                           else z.pcp[i].stat_threshold} for i in range(z.npcp)],
                 unreadable=bool(z.flags & KVS_CF_UNREADABLE), note=_s(z.note) or None)
 
 

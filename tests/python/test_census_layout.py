@@ -13,6 +13,7 @@ CLASSES = {
     'kvs_counter': _census._Counter, 'kvs_pzone': _census._PZone,
     'kvs_varea': _census._VArea, 'kvs_arena': _census._Arena,
     'kvs_slab_object': _census._SlabObject, 'kvs_whatis': _census._WhatIs,
+    'kvs_pzone_pcp': _census._PZonePcp,
 }
 
 

@@ -48,6 +48,14 @@ main(void)
 	F(kvs_pzone, node_stat);
 	F(kvs_pzone, nnode_stat);
 	F(kvs_pzone, unreclaimable);
+	S(kvs_pzone_pcp);
+	F(kvs_pzone_pcp, cpu);
+	F(kvs_pzone_pcp, count);
+	F(kvs_pzone_pcp, high);
+	F(kvs_pzone_pcp, batch);
+	F(kvs_pzone_pcp, stat_threshold);
+	F(kvs_pzone, pcp);
+	F(kvs_pzone, npcp);
 	F(kvs_pzone, flags);
 	F(kvs_pzone, note);
 	S(kvs_varea);

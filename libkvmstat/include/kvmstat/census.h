@@ -82,7 +82,8 @@ struct kvs_pzone {
 	char name[32];               /* "DMA32"; FreeBSD: "DEFAULT", "DMA32"... */
 	int index;                   /* zone index in its node; FreeBSD: list */
 	uint64_t kaddr;              /* struct zone; FreeBSD: the queues' address */
-	int populated;               /* managed pages > 0 (buddyinfo shows these) */
+	int populated;               /* buddyinfo shows these; Linux: present
+	                              * pages > 0 (the kernel's populated_zone) */
 	unsigned norders;            /* orders in free[] */
 	uint64_t free[KVS_PZ_ORDERS];/* free blocks of each order, all pools */
 	unsigned npools;             /* 0 when not broken down */
@@ -103,6 +104,14 @@ struct kvs_pzone {
 	struct kvs_counter *node_stat;
 	size_t nnode_stat;
 	int unreclaimable;           /* node_unreclaimable; -1 unknown */
+	/* Linux: each online CPU's pageset, as /proc/zoneinfo's "pagesets"
+	 * (populated zones only; freed by kvs_pzones_free). */
+	struct kvs_pzone_pcp {
+		int cpu;
+		int64_t count, high, batch;
+		int64_t stat_threshold;  /* -1 unknown */
+	} *pcp;
+	size_t npcp;
 	unsigned flags;              /* KVS_CF_UNREADABLE: some fields missing */
 	char note[128];
 };

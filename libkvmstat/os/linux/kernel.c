@@ -711,4 +711,6 @@ const struct kvs_os_ops kvs_os_linux = {
 	.memory_btf = lnx_memory_btf,
 	.profile_read = linux_profile_read,
 	.memstat_all = linux_memstat_all,
+	.meminfo = linux_meminfo,
+	.pzones = linux_pzones,
 };

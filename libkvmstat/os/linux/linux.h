@@ -29,4 +29,33 @@ KVS_HIDDEN int linux_kallsyms_find(kvs_t *kd, uint64_t *a);
 struct kvmprof_gmon;
 KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
 
+/* The memory census (pgalloc.c, meminfo.c). */
+#include "census.h"
+/* Possible CPUs: nr_cpu_ids, each one's __per_cpu_offset, and whether it is
+ * online (__cpu_online_mask).  0 or -1; free with linux_cpus_free. */
+struct lnx_cpus {
+	unsigned n;
+	uint64_t *off;
+	uint8_t *online;
+};
+KVS_HIDDEN int linux_cpus(kvs_t *kd, struct lnx_cpus *c);
+KVS_HIDDEN void linux_cpus_free(struct lnx_cpus *c);
+/* The vm_stat counters' names from the kernel's vmstat_text[]: zone items,
+ * NUMA items (nnuma 0 without NUMA), node items. */
+enum { LNX_VM_ZONE, LNX_VM_NUMA, LNX_VM_NODE };
+struct lnx_vmnames {
+	char (*names)[48];
+	size_t nzone, nnuma, nnode;
+	const char *numa_member;    /* "vm_numa_event", "vm_numa_stat" or NULL */
+};
+KVS_HIDDEN int linux_vmnames(kvs_t *kd, struct lnx_vmnames *v);
+KVS_HIDDEN void linux_vmnames_free(struct lnx_vmnames *v);
+/* Name of item i of a list (LNX_VM_*), NULL past its end; the index of a
+ * name, -1 when this kernel has no such counter. */
+KVS_HIDDEN const char *linux_vmname(const struct lnx_vmnames *v, int which, size_t i);
+KVS_HIDDEN int linux_vmindex(const struct lnx_vmnames *v, int which, const char *name);
+/* The census ops (census.h's kvs_pzones, kvs_meminfo). */
+KVS_HIDDEN int linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
+KVS_HIDDEN int linux_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
+
 #endif
