@@ -203,6 +203,42 @@ def lost_node(truth):
               "lost node: mem text shows MemAvailable as ?")
 
 
+def human(v):
+    """kvmtop's figures: one decimal and a unit (B K M G T)."""
+    units = ["B", "K", "M", "G", "T"]
+    u = 0
+    while abs(v) >= 1024 and u < 4:
+        v /= 1024
+        u += 1
+    return ("%.1f%s" if u else "%.0f%s") % (v, units[u])
+
+
+def kvmtop_memory(label, args, truth):
+    """kvmtop's memory screen: each part of the bar is the sum of the
+    meminfo lines it stands for, from the truth."""
+    top = os.path.join(os.path.dirname(os.path.dirname(KVMSTAT)), "tui", "kvmtop")
+    if not check(os.access(top, os.X_OK), "no kvmtop at %s" % top):
+        return
+    p = subprocess.run([top, "-b", "-n", "1", "--view", "memory", "--width", "100"] +
+                       [a for a in args if a != "--no-cache"], capture_output=True, text=True,
+                       timeout=120)
+    if not check(p.returncode == 0, "%s: kvmtop memory: %s" % (label, p.stderr.strip())):
+        return
+    mi = dict(truth["census"]["meminfo"])
+    want = {"anon": mi.get("AnonPages", 0), "page cache": mi.get("Cached", 0) + mi.get("Buffers", 0),
+            "slab": mi.get("Slab", 0), "page tables": mi.get("PageTables", 0) +
+            mi.get("SecPageTables", 0), "kernel stacks": mi.get("KernelStack", 0),
+            "vmalloc": mi.get("VmallocUsed", 0), "per-CPU": mi.get("Percpu", 0),
+            "free": mi.get("MemFree", 0)}
+    got = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 4 and len(f[0]) == 1 and f[-1].endswith("%"):
+            got[" ".join(f[1:-2])] = f[-2]
+    for part, kib in want.items():
+        check(got.get(part) == human(kib * 1024), "%s: kvmtop %s %s, truth %s" % (
+            label, part, got.get(part), human(kib * 1024)))
+
 def main():
     if not os.access(KVMSTAT, os.X_OK):
         print("FAIL: no kvmstat at", KVMSTAT)
@@ -238,6 +274,7 @@ def main():
                      "%s: fixture missing" % label):
             continue
         one(label, ["--no-cache"] + args, truth)
+        kvmtop_memory(label, args, truth)
     tpath = os.path.join(FIX, "linux-kaslr", "truth.json")
     if check(os.path.exists(tpath), "no truth at %s" % tpath):
         lost_node(json.load(open(tpath)))
