@@ -621,6 +621,7 @@ lnx_close(kvs_t *kd)
 {
 	struct linux_priv *lp = priv_of(kd);
 
+	linux_census_close(kd);
 	if (lp != NULL)
 		free(lp->vmcoreinfo);
 	free(lp);
@@ -640,4 +641,7 @@ const struct kvs_os_ops kvs_os_linux = {
 	.memory_btf = lnx_memory_btf,
 	.profile_read = linux_profile_read,
 	.memstat_all = linux_memstat_all,
+	.vmalloc = linux_vmalloc,
+	.slab_objects = linux_slab_objects,
+	.whatis = linux_whatis,
 };
