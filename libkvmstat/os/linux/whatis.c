@@ -190,6 +190,19 @@ linux_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 		return 0;
 	}
 	kerr_clear(&kd->err);
+	/* The image between symbols (assembly, padding): named from _text. */
+	{
+		uint64_t t, e;
+		if (kvs_symbol(kd, "_text", &t, NULL) == 0 && kvs_symbol(kd, "_end", &e, NULL) == 0 &&
+		    addr >= t && addr < e) {
+			w->kind = KVS_WHATIS_SYMBOL;
+			snprintf(w->symbol, sizeof(w->symbol), "_text+0x%" PRIx64, addr - t);
+			snprintf(w->note, sizeof(w->note), "in the kernel image, in no function or "
+			    "object symbol");
+			return 0;
+		}
+		kerr_clear(&kd->err);
+	}
 	w->kind = KVS_WHATIS_UNKNOWN;
 	snprintf(w->note, sizeof(w->note), "not in the memory map, the direct map, a task's "
 	    "stack, a vmalloc area or a symbol");
