@@ -280,7 +280,14 @@ cmd_vmalloc(kvs_t *kd, const struct opts *o)
 			json_object_set_new(r, "pages", json_integer((json_int_t)v[i].nr_pages));
 			json_object_set_new(r, "phys", v[i].phys_addr ? json_kaddr(v[i].phys_addr) :
 			    json_null());
-			json_object_set_new(r, "flags", flags_array(v[i].flags));
+			if (v[i].vm_flags == 0 && v[i].caller == 0) {
+				/* "vm_map_ram", "unpurged vm_area": one word each. */
+				json_t *one = json_array();
+				if (v[i].flags[0])
+					json_array_append_new(one, json_string(v[i].flags));
+				json_object_set_new(r, "flags", one);
+			} else
+				json_object_set_new(r, "flags", flags_array(v[i].flags));
 			json_object_set_new(r, "vmap_area", json_kaddr(v[i].kaddr));
 			if (v[i].note[0])
 				json_object_set_new(r, "note", json_dumpstr(v[i].note));
