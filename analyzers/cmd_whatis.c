@@ -253,6 +253,54 @@ cmd_whatis(kvs_t *kd, const struct opts *o)
 	return status;
 }
 
+/* FreeBSD: the vmem arenas' totals. */
+static int
+arenas(const struct opts *o, struct kvs_arena *a, size_t n, int rc)
+{
+	size_t i;
+
+	if (o->json) {
+		struct emitter e;
+		json_t *arr = json_array();
+		emit_init(&e, true, stdout);
+		for (i = 0; i < n; i++) {
+			json_t *r = json_object();
+			json_object_set_new(r, "name", json_dumpstr(a[i].name));
+			json_object_set_new(r, "address", json_kaddr(a[i].kaddr));
+#define U(k, v) json_object_set_new(r, k, (a[i].cflags & KVS_CF_UNREADABLE) ? json_null() : \
+	json_integer((json_int_t)(v)))
+			U("size", a[i].size);
+			U("inuse", a[i].inuse);
+			U("free", a[i].free);
+			U("quantum", a[i].quantum);
+#undef U
+			json_array_append_new(arr, r);
+		}
+		json_object_set_new(emit_json_root(&e), "arenas", arr);
+		if (emit_finish(&e) != 0)
+			rc = -1;
+	} else {
+		printf("%-20s %18s %16s %16s %16s %8s\n", "ARENA", "ADDRESS", "SIZE", "INUSE",
+		    "FREE", "QUANTUM");
+		for (i = 0; i < n; i++) {
+			char clean[128];
+			if (a[i].cflags & KVS_CF_UNREADABLE) {
+				printf("%-20s 0x%016" PRIx64 " ? (%s)\n", sanitize(clean, sizeof(clean),
+				    a[i].name, strlen(a[i].name), false), a[i].kaddr, a[i].note);
+				continue;
+			}
+			printf("%-20s 0x%016" PRIx64 " %16" PRIu64 " %16" PRIu64 " %16" PRIu64
+			    " %8" PRIu64 "\n", sanitize(clean, sizeof(clean), a[i].name,
+			    strlen(a[i].name), false), a[i].kaddr, a[i].size, a[i].inuse, a[i].free,
+			    a[i].quantum);
+		}
+	}
+	kvs_arenas_free(a, n);
+	if (rc == 1)
+		incomplete("vmalloc");
+	return rc != 0 ? 1 : 0;
+}
+
 int
 cmd_vmalloc(kvs_t *kd, const struct opts *o)
 {
@@ -260,6 +308,13 @@ cmd_vmalloc(kvs_t *kd, const struct opts *o)
 	size_t n = 0, i;
 	int rc = kvs_vmalloc(kd, &v, &n);
 
+	if (rc < 0 && kvs_errstatus(kd) == KVS_E_INVAL) {
+		/* A kernel without vmalloc areas: its vmem arenas, if any. */
+		struct kvs_arena *a = NULL;
+		int ar = kvs_arenas(kd, &a, &n);
+		if (ar >= 0)
+			return arenas(o, a, n, ar);
+	}
 	if (rc < 0)
 		return lib_error(kd, o, "vmalloc");
 	if (o->json) {
