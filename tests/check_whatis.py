@@ -145,6 +145,10 @@ def one_fixture(name, with_kernel):
         p = run(base + ["whatis", u, "--json"])
         check(p.returncode in (0, 1) and json.loads(p.stdout)["addresses"][0]["address"] == u,
               f"{name}: whatis of unmapped {u}: rc {p.returncode} {p.stderr}")
+    # A user-half address is nothing of the kernel's (not a per-CPU offset).
+    p = run(base + ["whatis", "0x1234", "--json"])
+    check(p.returncode == 0 and json.loads(p.stdout)["addresses"][0]["kind"] == "unknown",
+          f"{name}: whatis 0x1234: {p.stdout[:300]}")
     p = run(base + ["whatis", "nothex", "--json"])
     check(p.returncode == 2, f"{name}: whatis of a non-address: rc {p.returncode}")
 

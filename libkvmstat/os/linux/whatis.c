@@ -24,6 +24,7 @@
 #define THREAD_SIZE_X86_64 (16384ULL)   /* 4 << PAGE_SHIFT, without KASAN */
 #define VMEMMAP_SPAN (1ULL << 40)       /* 1 TiB: 64 TiB of memory's pages */
 #define DIRECT_SPAN (1ULL << 46)
+#define KERNEL_HALF 0xffff800000000000ULL
 
 static int
 cmp_area(const void *a, const void *b)
@@ -184,7 +185,8 @@ linux_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 			snprintf(w->note, sizeof(w->note), "%s", v->flags);
 		return 0;
 	}
-	if ((s = kvs_symbol_at(kd, addr, &off)) != NULL) {
+	/* Symbols of the kernel half only: per-CPU symbols are offsets. */
+	if (addr >= KERNEL_HALF && (s = kvs_symbol_at(kd, addr, &off)) != NULL) {
 		w->kind = KVS_WHATIS_SYMBOL;
 		snprintf(w->symbol, sizeof(w->symbol), "%s+0x%" PRIx64, s, off);
 		return 0;
