@@ -89,7 +89,8 @@ struct linux_census {
 	uint64_t page_size, max_pfn, track_size;
 	struct kfield p_flags, p_head, p_mapping, p_order, p_type;
 	uint64_t pg_slab, pg_head;     /* flag masks, 0 unknown */
-	uint32_t slab_type;            /* page_type of a slab (no PG_slab), 0 */
+	uint32_t slab_type;            /* page_type of a slab (no PG_slab) */
+	int slab_type_form;            /* 0 none, 1 ~flag (6.10), 2 PGTY << 24 */
 	unsigned nflags;
 	uint64_t flag_mask[64];
 	char flag_name[64][24];

@@ -86,9 +86,18 @@ read_flag_names(kvs_t *kd, struct linux_census *c)
 		c->pg_slab = 1ULL << v;
 	if (c->pg_head == 0 && linux_vi_u64(kd, "NUMBER(PG_head_mask)", 10, &v))
 		c->pg_head = v;
+	/* page_type kernels: ~PG_slab (a negative number: 6.10, 6.11), or
+	 * PGTY_slab << 24 (6.12+). */
 	if (c->pg_slab == 0 && (s = linux_vmcoreinfo(kd, "NUMBER(PAGE_SLAB_MAPCOUNT_VALUE)",
-	    &len)) != NULL && linux_vi_u64(kd, "NUMBER(PAGE_SLAB_MAPCOUNT_VALUE)", 10, &v))
-		c->slab_type = (uint32_t)v | 1;
+	    &len)) != NULL && linux_vi_u64(kd, "NUMBER(PAGE_SLAB_MAPCOUNT_VALUE)", 10, &v)) {
+		if (v > 0xffffffffULL) {
+			c->slab_type = (uint32_t)~v;
+			c->slab_type_form = 1;
+		} else if ((v & 0xff000000u) != 0) {
+			c->slab_type = (uint32_t)v;
+			c->slab_type_form = 2;
+		}
+	}
 }
 
 struct linux_census *
@@ -175,9 +184,12 @@ linux_page_is_slab(const struct linux_census *c, const uint8_t *pg)
 {
 	if (c->pg_slab != 0)
 		return (kfield_get(pg, c->page_size, &c->p_flags) & c->pg_slab) != 0;
-	if (c->slab_type != 0 && c->p_type.present)
-		return ((kfield_get(pg, c->page_size, &c->p_type) ^ c->slab_type) &
-		    0xff000000u) == 0;
+	if (c->slab_type_form != 0 && c->p_type.present) {
+		uint32_t t = (uint32_t)kfield_get(pg, c->page_size, &c->p_type);
+		if (c->slab_type_form == 1)   /* type bits are cleared when set */
+			return (t & (0x80000000u | c->slab_type)) == 0x80000000u;
+		return (t >> 24) == (c->slab_type >> 24);
+	}
 	return false;
 }
 
