@@ -137,7 +137,7 @@ for t in d["tests"]:
     for i in t.get("depends", []):
         outs.update(files.get(i, []))
     for c in t["cmd"]:
-        if c.startswith(build + "/"):
+        if c.startswith(build + "/") and not os.path.relpath(c, build).startswith(".."):
             outs.add(c)
     print(t["name"], *sorted(os.path.relpath(o, build) for o in outs))' "$build"
 }
