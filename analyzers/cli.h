@@ -33,6 +33,7 @@ struct opts {
 	bool csv;             /* --csv */
 	bool libxo;           /* --json --libxo: FreeBSD vmstat's libxo keys */
 	const char *kernel_b; /* diff --kernel-b */
+	const char *objects;  /* slab --objects CACHE */
 	const char *argv0;
 };
 
@@ -115,6 +116,8 @@ int emit_finish(struct emitter *e);
 kvs_t *open_handle(const struct opts *o);
 
 int cmd_info(kvs_t *kd, const struct opts *o);
+int cmd_whatis(kvs_t *kd, const struct opts *o);
+int cmd_vmalloc(kvs_t *kd, const struct opts *o);
 int cmd_dmesg(kvs_t *kd, const struct opts *o);
 int cmd_malloc(kvs_t *kd, const struct opts *o);
 int cmd_gmon(kvs_t *kd, const struct opts *o);

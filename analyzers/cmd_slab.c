@@ -11,6 +11,8 @@
  *                                "percpu"; in the tables a line per CPU
  *                                that holds some, under its cache; with
  *                                --csv a row per cache and CPU instead
+ *   --objects CACHE              every object of the cache with its state,
+ *                                crash's `kmem -S` (--json, --csv too)
  * ALLOCATED (and JSON "allocated") is the exact count of objects in use;
  * slabinfo's active_objs also counts the free objects cached per CPU.
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "census.h"
 #include "cli.h"
 #include "memstat.h"
 
@@ -48,6 +51,105 @@ percpu_lines(const struct memory_type *mt)
 			    memstat_get_percpu_free(mt, (int)c));
 }
 
+struct objs {
+	const struct opts *o;
+	json_t *arr;
+	uint64_t last_slab;
+	bool any;
+};
+
+static int
+object_row(void *arg, const struct kvs_slab_object *ob)
+{
+	struct objs *x = arg;
+	bool known = ob->state != KVS_OBJ_UNKNOWN;
+
+	if (x->arr != NULL) {
+		json_t *r = json_object();
+		json_object_set_new(r, "address", json_kaddr(ob->addr));
+		json_object_set_new(r, "slab", json_kaddr(ob->slab));
+		json_object_set_new(r, "index", json_integer((json_int_t)ob->index));
+		json_object_set_new(r, "state", known ? json_string(kvs_obj_state_str(ob->state)) :
+		    json_null());
+		json_object_set_new(r, "allocated", known ? json_boolean(ob->state ==
+		    KVS_OBJ_ALLOCATED) : json_null());
+		json_object_set_new(r, "cpu", ob->cpu >= 0 ? json_integer(ob->cpu) : json_null());
+		json_array_append_new(x->arr, r);
+	} else if (x->o->csv) {
+		char a[24];
+		snprintf(a, sizeof(a), "0x%016" PRIx64, ob->addr);
+		csv_field(stdout, a, true);
+		snprintf(a, sizeof(a), "0x%016" PRIx64, ob->slab);
+		csv_field(stdout, a, false);
+		csv_u64(stdout, ob->index, false);
+		csv_field(stdout, known ? kvs_obj_state_str(ob->state) : "", false);
+		if (ob->cpu >= 0)
+			csv_i64(stdout, ob->cpu, false);
+		else
+			csv_field(stdout, "", false);
+		csv_end(stdout);
+	} else {
+		if (!x->any || ob->slab != x->last_slab)
+			printf("  SLAB %016" PRIx64 "\n", ob->slab);
+		if (!known)
+			printf("  %s%016" PRIx64 "%s  ?\n", " ", ob->addr, " ");
+		else if (ob->state == KVS_OBJ_ALLOCATED)
+			printf("  [%016" PRIx64 "]\n", ob->addr);
+		else if (ob->cpu >= 0)
+			printf("   %016" PRIx64 "   %s %d\n", ob->addr, kvs_obj_state_str(ob->state),
+			    ob->cpu);
+		else
+			printf("   %016" PRIx64 "   %s\n", ob->addr, kvs_obj_state_str(ob->state));
+	}
+	x->last_slab = ob->slab;
+	x->any = true;
+	return 0;
+}
+
+/* --objects CACHE: [addr] allocated, addr free, as crash's kmem -S. */
+static int
+slab_objects(kvs_t *kd, const struct opts *o)
+{
+	struct objs x = { .o = o, .arr = o->json ? json_array() : NULL };
+	char clean[4 * KVS_ERRBUF_SIZE];
+	int rc;
+
+	if (o->csv) {
+		fputs("address,slab,index,state,cpu", stdout);
+		csv_end(stdout);
+	} else if (!o->json)
+		printf("CACHE %s\n", sanitize(clean, sizeof(clean), o->objects,
+		    strlen(o->objects), false));
+	rc = kvs_slab_objects(kd, o->objects, object_row, &x);
+	if (rc < 0) {
+		const char *msg = kvs_geterr(kd);
+		json_decref(x.arr);
+		if (wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
+		    "`zone` or `malloc`"))
+			return 1;
+		fprintf(stderr, "kvmstat: slab: %s\n", sanitize(clean, sizeof(clean), msg,
+		    strlen(msg), false));
+		if (o->json)
+			json_error("read", msg);
+		return 1;
+	}
+	if (x.arr != NULL) {
+		struct emitter e;
+		emit_init(&e, true, stdout);
+		json_object_set_new(emit_json_root(&e), "cache", json_dumpstr(o->objects));
+		json_object_set_new(emit_json_root(&e), "objects", x.arr);
+		if (emit_finish(&e) != 0)
+			return 1;
+	}
+	if (rc > 0) {
+		fprintf(stderr, "kvmstat: slab: the answer is incomplete: some slabs of \"%s\" "
+		    "are not in the dump\n", sanitize(clean, sizeof(clean), o->objects,
+		    strlen(o->objects), false));
+		return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int
 cmd_slab(kvs_t *kd, const struct opts *o)
 {
@@ -59,6 +161,10 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 
 	if (l == NULL)
 		return 1;
+	if (o->objects != NULL) {
+		memstat_mtl_free(l);
+		return slab_objects(kd, o);
+	}
 	if (o->format != NULL) {
 		if (strcmp(o->format, "crash") == 0)
 			crash = true;

@@ -28,13 +28,17 @@ static const struct command commands[] = {
 	{ "probes", cmd_probes, "DTrace profile-provider probes", A_ALL, NULL, "[--all]" },
 	{ "profil", cmd_profil, "processes with profil(2) enabled", 0, NULL, "" },
 	{ "slab", cmd_slab, "Linux SLUB caches, as /proc/slabinfo",
-	    A_FORMAT | A_PERCPU | A_CSV, "slabinfo|crash",
-	    "[--format slabinfo|crash] [--percpu] [--csv]" },
+	    A_FORMAT | A_PERCPU | A_CSV | A_OBJECTS, "slabinfo|crash",
+	    "[--format slabinfo|crash] [--percpu] [--csv] [--objects CACHE]" },
 	{ "mem", cmd_mem, "the kernel's memory summary, as /proc/meminfo (FreeBSD: vmstat -s)",
 	    A_CSV, NULL, "[--csv]" },
 	{ "buddyinfo", cmd_buddyinfo, "the page allocator's free blocks per order, as "
 	    "/proc/buddyinfo", A_CSV, NULL, "[--csv]" },
 	{ "zoneinfo", cmd_zoneinfo, "the page allocator's zones, as /proc/zoneinfo",
+	    A_CSV, NULL, "[--csv]" },
+	{ "whatis", cmd_whatis, "what holds each address: slab object, page, vmalloc, "
+	    "symbol, stack (Linux)", A_ARGS, NULL, "ADDR...|-" },
+	{ "vmalloc", cmd_vmalloc, "the kernel's vmalloc areas, as /proc/vmallocinfo (Linux)",
 	    A_CSV, NULL, "[--csv]" },
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",
 	    A_ARGS | A_KERNEL_ONLY, NULL, "NAME..." },
@@ -176,7 +180,7 @@ check_options(const struct command *c, const struct opts *o, unsigned given,
 		{ A_ALL, "--all" }, { A_TOP, "--top" }, { A_OUTPUT, "-o" }, { A_FORCE, "-f" },
 		{ A_PHYS, "-p" }, { A_CSV, "--csv" }, { A_LIBXO, "--libxo" },
 		{ A_KERNEL_B, "--kernel-b" },
-		{ A_CLEAR, "--clear" },
+		{ A_CLEAR, "--clear" }, { A_OBJECTS, "--objects" },
 	};
 	size_t i;
 
@@ -272,7 +276,7 @@ shell_args_start(int argc, char **argv, const struct option *longopts)
 
 enum { OPT_JSON = 256, OPT_RAW, OPT_NOVERIFY, OPT_FORMAT, OPT_SORT, OPT_PERCPU,
 	OPT_ALL, OPT_TOP, OPT_MODDIR, OPT_VERSION, OPT_DEMO, OPT_CSV, OPT_LIBXO,
-	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR, OPT_NOKERNEL };
+	OPT_KERNEL_B, OPT_STATS, OPT_NOCACHE, OPT_CLEAR, OPT_NOKERNEL, OPT_OBJECTS };
 
 int
 cli_parse(int argc, char **argv, struct cli *cl)
@@ -297,6 +301,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		{ "libxo", no_argument, NULL, OPT_LIBXO },
 		{ "kernel-b", required_argument, NULL, OPT_KERNEL_B },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "objects", required_argument, NULL, OPT_OBJECTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = NULL, *top_arg = NULL;
@@ -363,6 +368,7 @@ cli_parse(int argc, char **argv, struct cli *cl)
 		case OPT_NOCACHE: cl->o.open_flags |= KVS_O_NO_CACHE; break;
 		case OPT_NOKERNEL: cl->o.open_flags |= KVS_O_FORMAT_ONLY; break;
 		case OPT_CLEAR: cl->o.clear = true; given |= A_CLEAR; break;
+		case OPT_OBJECTS: cl->o.objects = optarg; given |= A_OBJECTS; break;
 		case OPT_VERSION: version = true; break;
 		case 'h': help = true; break;
 		case ':':

@@ -25,6 +25,7 @@ enum {
 	A_NO_HANDLE = 1 << 13,
 	A_STATS = 1 << 14,          /* info --stats */
 	A_CLEAR = 1 << 15,          /* cache --clear */
+	A_OBJECTS = 1 << 16,        /* slab --objects CACHE */
 };
 
 struct command {

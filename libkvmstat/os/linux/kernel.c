@@ -692,6 +692,7 @@ lnx_close(kvs_t *kd)
 {
 	struct linux_priv *lp = priv_of(kd);
 
+	linux_census_close(kd);
 	if (lp != NULL)
 		free(lp->vmcoreinfo);
 	free(lp);
@@ -713,4 +714,7 @@ const struct kvs_os_ops kvs_os_linux = {
 	.memstat_all = linux_memstat_all,
 	.meminfo = linux_meminfo,
 	.pzones = linux_pzones,
+	.vmalloc = linux_vmalloc,
+	.slab_objects = linux_slab_objects,
+	.whatis = linux_whatis,
 };

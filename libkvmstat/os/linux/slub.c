@@ -37,39 +37,10 @@
 #define CACHES_MAX 100000
 #define PARTIAL_MAX 10000000ULL
 #define CPU_PARTIAL_MAX 100000
-#define CPUS_MAX 8192
+#define CPUS_MAX SLUB_CPUS_MAX
 #define NODES_MAX 1024
 #define CACHE_BUF 16384
 #define START_KERNEL_MAP 0xffffffff80000000ULL
-
-struct slayout {
-	/* struct kmem_cache */
-	uint64_t list_off, node_off, node_count, need;
-	struct kfield name, next, size, object_size, offset, oo, random, cpu_slab, red_left_pad;
-	/* struct kmem_cache_node */
-	uint64_t partial_off, node_need;
-	struct kfield nr_partial, partial_next, nr_slabs, total_objects;
-	/* struct slab, or struct page before 5.17 */
-	const char *slab_type;
-	uint64_t slab_list_off, slab_need, page_size_bytes;
-	struct kfield s_inuse, s_objects, s_next;
-	/* struct kmem_cache_cpu */
-	uint64_t cpu_need;
-	struct kfield c_freelist, c_slab, c_partial;
-};
-
-struct scpus {
-	unsigned n;                    /* nr_cpu_ids */
-	uint64_t offset[CPUS_MAX];     /* __per_cpu_offset; 0 with bit clear */
-	uint8_t present[CPUS_MAX];
-};
-
-/* Address translation of slab descriptors to their memory. */
-struct smem {
-	uint64_t vmemmap, page_offset;
-	bool known;
-	int swab;                      /* -1: not yet known; 0 / 1 */
-};
 
 static uint64_t
 need_of(const struct kfield *f, uint64_t have)
@@ -78,8 +49,8 @@ need_of(const struct kfield *f, uint64_t have)
 	return end > have ? end : have;
 }
 
-static int
-resolve(kvs_t *kd, struct slayout *L)
+int
+slub_resolve(kvs_t *kd, struct slayout *L)
 {
 	struct kfield list, node, partial, lst;
 	struct kvs_typeinfo ti;
@@ -98,7 +69,9 @@ resolve(kvs_t *kd, struct slayout *L)
 	    kfield(kd, K, "cpu_slab", &L->cpu_slab, true) != 0 ||
 	    kfield(kd, K, "node", &node, true) != 0 ||
 	    kfield(kd, K, "random", &L->random, false) != 0 ||
-	    kfield(kd, K, "red_left_pad", &L->red_left_pad, false) != 0)
+	    kfield(kd, K, "red_left_pad", &L->red_left_pad, false) != 0 ||
+	    kfield(kd, K, "flags", &L->flags, false) != 0 ||
+	    kfield(kd, K, "inuse", &L->inuse, false) != 0)
 		return kerr_push(&kd->err, "SLUB layout");
 	if (node.kind != KVS_KIND_ARRAY || node.elem_size != 8 || node.count == 0)
 		return kerr_set(&kd->err, KVS_E_VERSION, "kmem_cache.node is not an array of "
@@ -111,6 +84,8 @@ resolve(kvs_t *kd, struct slayout *L)
 	L->need = need_of(&L->random, L->need);
 	L->need = need_of(&L->cpu_slab, L->need);
 	L->need = need_of(&L->red_left_pad, L->need);
+	L->need = need_of(&L->flags, L->need);
+	L->need = need_of(&L->inuse, L->need);
 
 	if (kfield(kd, N, "nr_partial", &L->nr_partial, true) != 0 ||
 	    kfield(kd, N, "partial", &partial, true) != 0 ||
@@ -134,7 +109,10 @@ resolve(kvs_t *kd, struct slayout *L)
 	L->slab_type = has == 1 ? "struct slab" : "struct page";
 	if (kfield(kd, L->slab_type, "inuse", &L->s_inuse, true) != 0 ||
 	    kfield(kd, L->slab_type, "objects", &L->s_objects, true) != 0 ||
-	    kfield(kd, L->slab_type, "next", &L->s_next, false) != 0)
+	    kfield(kd, L->slab_type, "next", &L->s_next, false) != 0 ||
+	    kfield(kd, L->slab_type, "slab_cache", &L->s_cache, true) != 0 ||
+	    kfield(kd, L->slab_type, "freelist", &L->s_freelist, true) != 0 ||
+	    kfield(kd, L->slab_type, "frozen", &L->s_frozen, false) != 0)
 		return kerr_push(&kd->err, "SLUB slab layout");
 	if (kfield(kd, L->slab_type, "slab_list", &lst, false) != 0)
 		return -1;
@@ -166,8 +144,8 @@ resolve(kvs_t *kd, struct slayout *L)
 }
 
 /* Possible CPUs and their per-CPU area offsets. */
-static int
-read_cpus(kvs_t *kd, struct scpus *c)
+int
+slub_read_cpus(kvs_t *kd, struct scpus *c)
 {
 	uint64_t addr, mask_addr, v;
 	unsigned i;
@@ -197,8 +175,8 @@ read_cpus(kvs_t *kd, struct scpus *c)
 	return 0;
 }
 
-static void
-read_mem_layout(kvs_t *kd, struct smem *m)
+void
+slub_read_mem(kvs_t *kd, struct smem *m)
 {
 	uint64_t a;
 
@@ -211,11 +189,6 @@ read_mem_layout(kvs_t *kd, struct smem *m)
 	kerr_clear(&kd->err);
 }
 
-struct cache {
-	uint64_t addr, size, object_size, offset, random, red_left_pad;
-	unsigned objects_per_slab, order;
-};
-
 static uint64_t
 swab64(uint64_t x)
 {
@@ -224,11 +197,13 @@ swab64(uint64_t x)
 
 /*
  * Length of a freelist starting at `head` on the slab whose descriptor is at
- * `slab`.  -1 (row marked) when it leaves the slab or runs too long.
+ * `slab`, each object given to each() (when not NULL) as it is reached.
+ * -1 (row marked) when it leaves the slab or runs too long; -2 unreadable.
  */
-static int64_t
-freelist_len(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache *ca,
-    uint64_t slab, uint64_t head, bool *corrupt)
+int64_t
+slub_freelist(kvs_t *kd, const struct slayout *L, struct smem *m, const struct slub_cache *ca,
+    uint64_t slab, uint64_t head, bool *corrupt, void (*each)(void *arg, uint64_t obj),
+    void *arg)
 {
 	uint64_t base = 0, span = 0, p = head;
 	int64_t n = 0;
@@ -251,6 +226,8 @@ freelist_len(kvs_t *kd, const struct slayout *L, struct smem *m, const struct ca
 			*corrupt = true;
 			return -1;
 		}
+		if (each != NULL)
+			each(arg, p);
 		if (kread_u64(kd, p + ca->offset, &stored) != 0)
 			return -2;
 		if (!L->random.present) {
@@ -336,7 +313,7 @@ read_nodes(kvs_t *kd, const struct slayout *L, const uint8_t *cb, unsigned nr_no
 }
 
 static int
-read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache *ca,
+read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct slub_cache *ca,
     uint64_t c_addr, struct counts *k, uint64_t *cpu_free)
 {
 	uint8_t cb[256];
@@ -354,7 +331,7 @@ read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache 
 		if (slab_free(kd, L, slab, &f, NULL) != 0)
 			return -1;
 		*cpu_free += f;
-		n = freelist_len(kd, L, m, ca, slab, freelist, &k->corrupt);
+		n = slub_freelist(kd, L, m, ca, slab, freelist, &k->corrupt, NULL, NULL);
 		if (n == -2)
 			return kerr_push(&kd->err, "per-CPU freelist");
 		if (n > 0)
@@ -381,6 +358,31 @@ read_cpu(kvs_t *kd, const struct slayout *L, struct smem *m, const struct cache 
 	return 0;
 }
 
+int
+slub_cache_read(kvs_t *kd, const struct slayout *L, uint64_t addr, uint8_t *cb,
+    struct slub_cache *out)
+{
+	struct slub_cache ca;
+	uint64_t oo;
+
+	if (kvs_read(kd, addr, cb, L->need) != 0)
+		return kerr_push(&kd->err, "kmem_cache at 0x%llx", (unsigned long long)addr);
+	memset(&ca, 0, sizeof(ca));
+	ca.addr = addr;
+	ca.size = kfield_get(cb, L->need, &L->size);
+	ca.object_size = kfield_get(cb, L->need, &L->object_size);
+	ca.offset = kfield_get(cb, L->need, &L->offset);
+	ca.random = kfield_get(cb, L->need, &L->random);
+	ca.red_left_pad = kfield_get(cb, L->need, &L->red_left_pad);
+	oo = kfield_get(cb, L->need, &L->oo);
+	ca.objects_per_slab = (unsigned)(oo & 0xffff);
+	ca.order = (unsigned)(oo >> 16);
+	ca.flags = kfield_get(cb, L->need, &L->flags);
+	ca.inuse = kfield_get(cb, L->need, &L->inuse);
+	*out = ca;
+	return 0;
+}
+
 static int
 fail(struct memory_type_list *list, int err)
 {
@@ -404,7 +406,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 	kerr_clear(&kd->err);
 	kd->nwarn = 0;
 	kvs_tlb_flush(kd);
-	if (resolve(kd, &L) != 0) {
+	if (slub_resolve(kd, &L) != 0) {
 		list->mtl_error = kvs_errstatus(kd) == KVS_E_VERSION ? MEMSTAT_ERROR_VERSION :
 		    MEMSTAT_ERROR_KVM;
 		return -1;
@@ -427,11 +429,11 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_error = MEMSTAT_ERROR_NOMEMORY;
 		return -1;
 	}
-	if (read_cpus(kd, cpus) != 0) {
+	if (slub_read_cpus(kd, cpus) != 0) {
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		goto out;
 	}
-	read_mem_layout(kd, &mem);
+	slub_read_mem(kd, &mem);
 	if (mtl_refresh_begin(list, ALLOCATOR_SLAB, cpus->n) != 0)
 		goto out;
 	if (kread_u64(kd, head, &p) != 0) {
@@ -440,10 +442,10 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 	}
 	kwalk_init(&w, CACHES_MAX);
 	for (; p != head; ) {
-		uint64_t addr = p - L.list_off, namep, oo;
+		uint64_t addr = p - L.list_off, namep;
 		struct memory_type *mt;
 		struct counts k;
-		struct cache ca;
+		struct slub_cache ca;
 		unsigned c;
 		int is_new;
 
@@ -453,21 +455,10 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 			fail(list, MEMSTAT_ERROR_KVM);
 			goto out;
 		}
-		if (kvs_read(kd, addr, cb, L.need) != 0) {
-			kerr_push(&kd->err, "kmem_cache at 0x%llx", (unsigned long long)addr);
+		if (slub_cache_read(kd, &L, addr, cb, &ca) != 0) {
 			fail(list, MEMSTAT_ERROR_KVM);
 			goto out;
 		}
-		memset(&ca, 0, sizeof(ca));
-		ca.addr = addr;
-		ca.size = kfield_get(cb, L.need, &L.size);
-		ca.object_size = kfield_get(cb, L.need, &L.object_size);
-		ca.offset = kfield_get(cb, L.need, &L.offset);
-		ca.random = kfield_get(cb, L.need, &L.random);
-		ca.red_left_pad = kfield_get(cb, L.need, &L.red_left_pad);
-		oo = kfield_get(cb, L.need, &L.oo);
-		ca.objects_per_slab = (unsigned)(oo & 0xffff);
-		ca.order = (unsigned)(oo >> 16);
 		if (ca.size == 0 || ca.order > 20) {
 			kvs_warn(kd, "kmem_cache at 0x%llx: size %llu, order %u; skipped",
 			    (unsigned long long)addr, (unsigned long long)ca.size, ca.order);
