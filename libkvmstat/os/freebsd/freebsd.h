@@ -1,5 +1,6 @@
 /*
- * freebsd.h - what the FreeBSD walkers share: the present-CPU set.
+ * freebsd.h - what the FreeBSD walkers share: the present-CPU set, and
+ * the entry points of each walker the family's ops table names.
  */
 #ifndef KVS_FREEBSD_H
 #define KVS_FREEBSD_H
@@ -27,5 +28,16 @@ struct memory_type_list;
 KVS_HIDDEN int freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd);
 /* kgmon's buffers (_gmonparam) as a kvmprof profile (gprof.c). */
 KVS_HIDDEN struct kvmprof_gmon *freebsd_gprof_read(kvs_t *kd);
+
+
+struct kvs_counter;
+struct kvs_pzone;
+struct kvs_arena;
+/* The memory census (census.h; vm.c): vm_cnt as vmstat -s names it, top's
+ * Mem: line and the allocators' totals; the physical free lists per domain
+ * and list; the vmem(9) arenas.  0, 1 (incomplete) or -1. */
+KVS_HIDDEN int freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
+KVS_HIDDEN int freebsd_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
+KVS_HIDDEN int freebsd_arenas(kvs_t *kd, struct kvs_arena **out, size_t *n);
 
 #endif

@@ -382,4 +382,7 @@ const struct kvs_os_ops kvs_os_freebsd = {
 	.module_place = fbsd_module_place,
 	.profile_read = freebsd_gprof_read,
 	.memstat_all = freebsd_memstat_all,
+	.meminfo = freebsd_meminfo,
+	.pzones = freebsd_pzones,
+	.arenas = freebsd_arenas,
 };
