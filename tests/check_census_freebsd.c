@@ -277,6 +277,43 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* Each symbol of the truth, at its start and inside: that symbol; a heap
+ * address: unknown, saying why. */
+START_TEST(whatis_symbols)
+{
+	const struct form *f = &forms[_i];
+	json_t *t, *e;
+	kvs_t *kd = open_form(f, &t);
+	struct kvs_whatis w;
+	const char *name;
+	char want[160];
+	size_t nsym = 0;
+
+	json_object_foreach(json_object_get(t, "symbols"), name, e) {
+		uint64_t a = jget(e, "addr"), size = jget(e, "size");
+		if (size == 0)
+			continue;
+		uint64_t offs[2] = { 0, size - 1 };
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(kvs_whatis(kd, a + offs[k], &w), 0);
+			ck_assert_msg(w.kind == KVS_WHATIS_SYMBOL, "%s+%llu: %s", name,
+			    (unsigned long long)offs[k], w.note);
+			snprintf(want, sizeof(want), "%s+0x%llx", name, (unsigned long long)offs[k]);
+			ck_assert_str_eq(w.symbol, want);
+			ck_assert_str_eq(kvs_whatis_kind_str(w.kind), "symbol");
+		}
+		nsym++;
+	}
+	ck_assert_uint_gt(nsym, 5);
+	uint64_t heap = jget(json_array_get(json_object_get(t, "translations"), 1), "va");
+	ck_assert_int_eq(kvs_whatis(kd, heap, &w), 0);
+	ck_assert_int_eq(w.kind, KVS_WHATIS_UNKNOWN);
+	ck_assert_str_ne(w.note, "");
+	kvs_close(kd);
+	json_decref(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -286,6 +323,7 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, meminfo_equals_truth, 0, NFORMS);
 	tcase_add_loop_test(tc, pzones_equal_truth, 0, NFORMS);
+	tcase_add_loop_test(tc, whatis_symbols, 0, NFORMS);
 	tcase_add_test(tc, unreadable_parts_flagged);
 	tcase_add_test(tc, bad_input);
 	suite_add_tcase(s, tc);

@@ -39,5 +39,8 @@ struct kvs_arena;
 KVS_HIDDEN int freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
 KVS_HIDDEN int freebsd_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
 KVS_HIDDEN int freebsd_arenas(kvs_t *kd, struct kvs_arena **out, size_t *n);
+struct kvs_whatis;
+/* What holds addr: for now, the kernel symbol it lies in. */
+KVS_HIDDEN int freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w);
 
 #endif

@@ -385,4 +385,5 @@ const struct kvs_os_ops kvs_os_freebsd = {
 	.meminfo = freebsd_meminfo,
 	.pzones = freebsd_pzones,
 	.arenas = freebsd_arenas,
+	.whatis = freebsd_whatis,
 };

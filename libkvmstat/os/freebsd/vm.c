@@ -577,3 +577,27 @@ fail:
 	return -1;
 }
 
+
+/* What holds addr: the kernel's text or data (a symbol).  The UMA item
+ * behind a heap address needs the page's slab (vtoslab through the
+ * vm_page array), which this file does not read yet: such an address is
+ * "unknown", with the reason. */
+int
+freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
+{
+	uint64_t off, size;
+	const char *name = kvs_symbol_at(kd, addr, &off);
+
+	kerr_clear(&kd->err);
+	if (name != NULL && kvs_symbol(kd, name, NULL, &size) == 0 && (off < size || off == 0)) {
+		w->kind = KVS_WHATIS_SYMBOL;
+		snprintf(w->symbol, sizeof(w->symbol), "%s+0x%llx", name, (unsigned long long)off);
+		return 0;
+	}
+	kerr_clear(&kd->err);
+	w->kind = KVS_WHATIS_UNKNOWN;
+	snprintf(w->note, sizeof(w->note), "%s", name != NULL ?
+	    "past the end of the nearest kernel symbol; UMA items are not looked up yet" :
+	    "not in the kernel's text or data; UMA items are not looked up yet");
+	return 0;
+}
