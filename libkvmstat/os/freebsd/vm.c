@@ -267,6 +267,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	struct domcounts dc;
 	uint64_t vm, pbase, val[NVLINES];
 	bool have[NVLINES] = { false }, bad[NVLINES] = { false }, vmok;
+	const char *why[NVLINES];
 	uint8_t *buf = NULL;
 	const char *vsym = "vm_cnt";
 	int rc = 0;
@@ -292,6 +293,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	for (i = 0; i < NVLINES; i++) {
 		struct kfield f;
 		val[i] = 0;
+		why[i] = "%s's bytes are not in the dump";
 		if (kfield(kd, "struct vmmeter", vlines[i].key, &f, false) != 0) {
 			free(buf);
 			free(s.c);
@@ -304,6 +306,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 			else if (f.kind == KVS_KIND_POINTER) {
 				if (counter_sum(kd, &cpus, pbase, kfield_get(buf, vt.size, &f), &val[i]) != 0) {
 					kerr_clear(&kd->err);
+					why[i] = "a CPU's counter(9) part of %s is not in the dump";
 					bad[i] = true;
 				}
 			} else
@@ -314,6 +317,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 			if (dc.have && strcmp(vlines[i].key, doms[k]) == 0) {
 				have[i] = true;
 				bad[i] = !dc.ok;
+				why[i] = "the page domains (vm_dom) are not in the dump%.0s";
 				val[i] = k == 0 ? dc.free : k == 1 ? dc.active : k == 2 ? dc.inactive :
 				    dc.laundry;
 			}
@@ -334,7 +338,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 		if (c == NULL)
 			goto fail;
 		if (bad[i]) {
-			unreadable(c, "%s's bytes are not in the dump", vsym);
+			unreadable(c, why[i], vsym);
 			rc = 1;
 		}
 		if (strcmp(vlines[i].key, "v_page_size") == 0 && !bad[i] && val[i] >= 1024 &&
