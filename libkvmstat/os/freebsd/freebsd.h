@@ -23,6 +23,17 @@ kcpu_present(const struct kcpus *c, int cpu)
 	    (c->mask[cpu / 64] >> (cpu % 64) & 1);
 }
 
+/* counter(9) and other zpcpu data: a page (UMA_PCPU_ALLOC_SIZE) per CPU.
+ * *base: what a counter's stored value is relative to - the value of
+ * __pcpu where it is a pointer variable (13+ amd64 keeps offsets from it),
+ * else 0 (the value is CPU 0's part's address).  0 or -1. */
+#define FREEBSD_PCPU_STRIDE 4096u
+KVS_HIDDEN int freebsd_pcpu_base(kvs_t *kd, uint64_t *base);
+/* The sum of a counter(9)'s parts over the present CPUs (0 for a NULL
+ * counter): 0, or -1 with the handle's error set when a part is unreadable. */
+KVS_HIDDEN int freebsd_counter_sum(kvs_t *kd, const struct kcpus *cpus, uint64_t base,
+    uint64_t ptr, uint64_t *sum);
+
 struct memory_type_list;
 /* memstat_kvm_all() for FreeBSD kernels (uma.c). */
 KVS_HIDDEN int freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd);

@@ -14,7 +14,6 @@
 #include "census.h"
 #include "memstat.h"
 
-#define PCPU_STRIDE 4096u      /* UMA_PCPU_ALLOC_SIZE: a page per CPU */
 #define MAX_DOMAINS 64
 #define MAX_ARENAS 4096
 #define PQ_INACTIVE 0
@@ -89,45 +88,6 @@ unreadable(struct kvs_counter *c, const char *fmt, const char *what)
 	c->value = 0;
 	c->flags |= KVS_CF_UNREADABLE;
 	snprintf(c->note, sizeof(c->note), fmt, what);
-}
-
-/* Where CPU parts of a counter(9) start: 13+ amd64 keeps an offset from
- * the value of __pcpu (a pointer variable), older kernels the address of
- * CPU 0's part (__pcpu an array, or absent). */
-static int
-pcpu_base(kvs_t *kd, uint64_t *base)
-{
-	struct kvs_typeinfo ti;
-	uint64_t addr;
-
-	*base = 0;
-	if (kvs_variable(kd, "__pcpu", &ti) != 0 || ti.kind != KVS_KIND_POINTER) {
-		kerr_clear(&kd->err);
-		return 0;
-	}
-	if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, base) != 0)
-		return kerr_push(&kd->err, "per-CPU base for counter(9)");
-	return 0;
-}
-
-/* counter(9): the sum of the present CPUs' parts. */
-static int
-counter_sum(kvs_t *kd, const struct kcpus *cpus, uint64_t base, uint64_t ptr, uint64_t *sum)
-{
-	int c;
-
-	*sum = 0;
-	if (ptr == 0)
-		return 0;
-	for (c = 0; c <= cpus->maxid; c++) {
-		uint64_t v;
-		if (!kcpu_present(cpus, c))
-			continue;
-		if (kread_u64(kd, base + ptr + (uint64_t)c * PCPU_STRIDE, &v) != 0)
-			return -1;
-		*sum += v;
-	}
-	return 0;
 }
 
 /* The per-domain queue and free counts of 12+ (vm_dom[]). */
@@ -283,7 +243,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	if (vt.size == 0 || vt.size > 65536 || (buf = calloc(1, vt.size)) == NULL)
 		return kerr_set(&kd->err, KVS_E_DATA, "struct vmmeter of %llu bytes",
 		    (unsigned long long)vt.size);
-	if (kcpus_read(kd, &cpus) != 0 || pcpu_base(kd, &pbase) != 0) {
+	if (kcpus_read(kd, &cpus) != 0 || freebsd_pcpu_base(kd, &pbase) != 0) {
 		free(buf);
 		return -1;
 	}
@@ -304,7 +264,7 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 			if (!vmok)
 				bad[i] = true;
 			else if (f.kind == KVS_KIND_POINTER) {
-				if (counter_sum(kd, &cpus, pbase, kfield_get(buf, vt.size, &f), &val[i]) != 0) {
+				if (freebsd_counter_sum(kd, &cpus, pbase, kfield_get(buf, vt.size, &f), &val[i]) != 0) {
 					kerr_clear(&kd->err);
 					why[i] = "a CPU's counter(9) part of %s is not in the dump";
 					bad[i] = true;
