@@ -55,7 +55,7 @@ START_TEST(truncated)
 		  "minidump header truncated (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
-		  "minidump truncated: 56 pages claimed, file holds 0" },
+		  "minidump truncated: 71 pages claimed, file holds 0" },  /* truth.json dumped_pages */
 		{ "empty file", "minidump header truncated (%zu bytes)",
 		  "minidump header truncated (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
@@ -181,10 +181,12 @@ START_TEST(elf_headers)
 	/* e_phnum absurd */
 	free(b);
 	b = read_file(src, &len);
-	uint16_t n = 0xfff0;
+	/* (a table that reaches the kernel's data, 2 MiB in, reads it as
+	 * headers first: keep to the zeros of low memory) */
+	uint16_t n = 0x1000;
 	memcpy(b + 0x38, &n, 2);
 	ck_assert_int_eq(write_file(dst, b, len), 0);
-	expect_open_fails(kernel(), dst, 0, "program header table (65520 entries at 0x40) overlaps");
+	expect_open_fails(kernel(), dst, 0, "program header table (4096 entries at 0x40) overlaps");
 	/* first PT_LOAD p_offset past the end */
 	free(b);
 	b = read_file(src, &len);

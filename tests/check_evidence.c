@@ -421,14 +421,16 @@ make_fbsd_hostile(const char *dir, char paths[][4096])
 	w[0] = 4;
 	patch_raw(paths[n++], va, val, w, 1);
 	/* A kmemstatistics longer than the image can hold distinct types: the
-	 * head's ks_next leads into 2 MiB of zeros (physical 0x204000, through
+	 * head's ks_next leads into the zeros after the kernel image (through
 	 * the direct map) made into overlapping nodes 8 bytes apart, each
 	 * ks_next slot naming the next node.  Every node is a type of the wrong
 	 * version, skipped, so only the dump-derived bound
 	 * (6 MiB / sizeof(struct malloc_type)) stops the walk. */
 	{
 		uint64_t next_off = member_off(kd, "struct malloc_type", "ks_next");
-		uint64_t base = 0x204000, end = 0x400000, dmap = 0xfffff80000000000ULL;
+		/* the zeros from the kernel image's end (its `end` symbol) up */
+		uint64_t base = (sym(kd, "end") - 0xffffffff80000000ULL + 4095) & ~4095ULL;
+		uint64_t end = 0x400000, dmap = 0xfffff80000000000ULL;
 		uint64_t k, nslots = (end - base) / 8 - 64, pa;
 		uint8_t *img = read_file(fixture_path("fbsd14/mem.raw"), &len);
 

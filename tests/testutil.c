@@ -282,6 +282,8 @@ struct oracle_req {
 
 static const struct oracle_req oracle_reqs[] = {
 	{ "check_gdb", { "gdb" }, { "fbsd14/kernel", "fbsd14/vmcore.kva.elf" }, 0 },
+	{ "check_census_freebsd", { NULL }, { "fbsd14/truth.json", "fbsd14/truth.t2.json",
+	    "fbsd14-s2/truth.json", "fbsd12/truth.json", "fbsd11/truth.json", "fbsd5/truth.json" }, 0 },
 	{ "check_gprof", { "gprof" }, { "fbsd14/kernel" }, 0 },
 	{ "check_tui", { "tmux", "python3", "bash" }, { "fbsd14/kernel", "fbsd14/truth.json" }, 1 },
 	{ "check_symtab", { "gcc", "nm" }, { "fbsd14/kernel" }, 0 },

@@ -2,7 +2,8 @@
  * kernel.c - the FreeBSD kernel family: recognising its kernels, the page
  * tables and the `version` check at open, version / panic string / CPU
  * counts, the message buffer, and where the kernel linker put each module.
- * Also the present-CPU set the walkers share (freebsd.h).
+ * Also the present-CPU set the walkers share (freebsd.h), and the sum of
+ * a counter(9) over it.
  */
 #include <endian.h>
 #include <gelf.h>
@@ -370,6 +371,46 @@ kcpus_read(kvs_t *kd, struct kcpus *c)
 	return 0;
 }
 
+/* Where CPU parts of a counter(9) start: 13+ amd64 keeps an offset from
+ * the value of __pcpu (a pointer variable), older kernels the address of
+ * CPU 0's part (__pcpu an array, or absent). */
+int
+freebsd_pcpu_base(kvs_t *kd, uint64_t *base)
+{
+	struct kvs_typeinfo ti;
+	uint64_t addr;
+
+	*base = 0;
+	if (kvs_variable(kd, "__pcpu", &ti) != 0 || ti.kind != KVS_KIND_POINTER) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	if (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, base) != 0)
+		return kerr_push(&kd->err, "per-CPU base for counter(9)");
+	return 0;
+}
+
+/* counter(9): the sum of the present CPUs' parts. */
+int
+freebsd_counter_sum(kvs_t *kd, const struct kcpus *cpus, uint64_t base, uint64_t ptr,
+    uint64_t *sum)
+{
+	int c;
+
+	*sum = 0;
+	if (ptr == 0)
+		return 0;
+	for (c = 0; c <= cpus->maxid; c++) {
+		uint64_t v;
+		if (!kcpu_present(cpus, c))
+			continue;
+		if (kread_u64(kd, base + ptr + (uint64_t)c * FREEBSD_PCPU_STRIDE, &v) != 0)
+			return -1;
+		*sum += v;
+	}
+	return 0;
+}
+
 /* The running kernel, and the one installkernel kept. */
 static const char *const fbsd_installed[] = {
 	"/boot/kernel/kernel", "/boot/kernel.old/kernel", NULL,
@@ -387,4 +428,8 @@ const struct kvs_os_ops kvs_os_freebsd = {
 	.module_place = fbsd_module_place,
 	.profile_read = freebsd_gprof_read,
 	.memstat_all = freebsd_memstat_all,
+	.meminfo = freebsd_meminfo,
+	.pzones = freebsd_pzones,
+	.arenas = freebsd_arenas,
+	.whatis = freebsd_whatis,
 };
