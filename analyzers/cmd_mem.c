@@ -18,6 +18,25 @@
 #include "cli.h"
 #include "census.h"
 
+/* top's figures (format_k, through humanize_number in a 6-byte buffer):
+ * at most four digits and a unit, K upwards, one decimal below 10. */
+static void
+top_k(char *b, size_t n, uint64_t kib)
+{
+	static const char unit[] = "KMGTP";
+	double v = (double)kib;
+	int i = 0;
+
+	while (v >= 9999.5 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i > 0 && v < 9.95)
+		snprintf(b, n, "%.1f%c", v, unit[i]);
+	else
+		snprintf(b, n, "%.0f%c", v, unit[i]);
+}
+
 static const char *
 family(kvs_t *kd)
 {
@@ -121,7 +140,10 @@ cmd_mem(kvs_t *kd, const struct opts *o)
 				obj = json_object();
 				json_object_set_new(groups, g, obj);
 			}
-			json_object_set_new(obj, bsd ? c[i].key : c[i].name, cvalue(&c[i]));
+			/* FreeBSD: vm_cnt by field, top's queues by top's words
+			 * (Active, Inact, ...), the allocators by key */
+			json_object_set_new(obj, bsd && strcmp(g, "queues") != 0 ? c[i].key :
+			    c[i].name, cvalue(&c[i]));
 			if (c[i].flags)
 				json_object_set_new(flags, c[i].name, flag_list(c[i].flags));
 		}
@@ -163,12 +185,13 @@ cmd_mem(kvs_t *kd, const struct opts *o)
 		bool mem = false;
 		for (i = 0; i < n; i++) {
 			if (strcmp(c[i].group, "queues") == 0) {
-				/* top: "Mem: 12M Active, 3K Inact, ..." (KiB here) */
+				/* top: "Mem: 154M Active, 2404K Inact, ..." */
+				char hb[32];
 				if (c[i].flags & KVS_CF_UNREADABLE)
-					printf("%s?K %s", mem ? ", " : "Mem: ", c[i].name);
+					snprintf(hb, sizeof(hb), "?");
 				else
-					printf("%s%" PRIu64 "K %s", mem ? ", " : "Mem: ", c[i].value,
-					    c[i].name);
+					top_k(hb, sizeof(hb), c[i].value);
+				printf("%s%s %s", mem ? ", " : "Mem: ", hb, c[i].name);
 				mem = true;
 				continue;
 			}
