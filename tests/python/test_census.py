@@ -1,0 +1,79 @@
+"""The memory census through Python (kvmstat.Program's meminfo, zones,
+vmalloc, arenas, slab_objects, whatis) against the fixture generator's
+truth: Linux's truth.json["census"] and caches, FreeBSD's truth.json["vm"]."""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_kvmstat import FIX, kernel_of, num, truth  # noqa: E402
+
+import kvmstat  # noqa: E402
+
+
+def linux():
+    return kvmstat.open(core=os.path.join(FIX, 'linux-kaslr', 'vmcore'),
+                        kernel=os.path.join(FIX, 'linux-kaslr', 'vmlinux'))
+
+
+class LinuxCensus(unittest.TestCase):
+    def test_meminfo_lines(self):
+        t = truth('linux-kaslr')['census']
+        with linux() as prog:
+            got = [(c.name, c.value) for c in prog.meminfo()]
+        self.assertEqual(got, [tuple(x) for x in t['meminfo']])
+
+    def test_zones_free_blocks(self):
+        t = truth('linux-kaslr')['census']
+        with linux() as prog:
+            zones = prog.zones()
+        want = [l.split() for l in t['buddyinfo']] if isinstance(t['buddyinfo'][0], str) \
+            else None
+        got = [z for z in zones if z.populated]
+        self.assertTrue(got)
+        if want:
+            self.assertEqual(len(got), len(want))
+            for z, w in zip(got, want):
+                self.assertEqual(z.free, [int(x) for x in w[4:]], z.name)
+
+    def test_slab_objects_and_whatis(self):
+        t = truth('linux-kaslr')
+        with linux() as prog:
+            n = 0
+            for cache in t['caches'][:6]:
+                objs = prog.slab_objects(cache['name'])
+                self.assertTrue(objs.complete)
+                alloc = [o for o in objs if o.allocated]
+                if not alloc:
+                    continue
+                o = alloc[len(alloc) // 2]
+                w = prog.whatis(o.address + 1)
+                self.assertEqual((w.kind, w.cache, w.object, w.offset, w.allocated),
+                                 ('slab', cache['name'], o.address, 1, True))
+                n += 1
+            self.assertGreater(n, 0)
+            w = prog.whatis(0x10)
+            self.assertEqual(w.kind, 'unknown')
+
+
+class FreeBSDCensus(unittest.TestCase):
+    def test_vm_queues_arenas(self):
+        vm = truth('fbsd14')['vm']
+        with kvmstat.open(core=os.path.join(FIX, 'fbsd14', 'vmcore.minidump3'),
+                          kernel=kernel_of('fbsd14')) as prog:
+            m = prog.meminfo()
+            self.assertTrue(m.complete)
+            self.assertEqual([(c.key, c.value) for c in m if c.group == 'vm'],
+                             [(r['key'], r['value']) for r in vm['vmstat_s']])
+            self.assertEqual([(c.name, c.value) for c in m if c.group == 'queues'],
+                             [(q['name'], q['value']) for q in vm['queues']])
+            got = sorted((a.name, a.address, a.size, a.inuse) for a in prog.arenas())
+            self.assertEqual(got, sorted((a['name'], num(a['address']), a['size'], a['inuse'])
+                                         for a in vm['arenas']))
+            pools = [list(z.pools.values()) for z in prog.zones()]
+            self.assertEqual(pools, [f['pools'] for f in vm['phys_free']])
+
+
+if __name__ == '__main__':
+    unittest.main()
