@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# arm64_check.sh [KVMSTAT] - Debian's arm64 kernel, booted and dumped under
-# qemu-system-aarch64 (TCG, -M virt), read by kvmstat and checked against
-# the guest's own /proc/slabinfo and against drgn.
+# kernel_check.sh [KVMSTAT [ARCH:KVER...]] - Debian kernels other than the
+# host's (issue 25's matrix), booted and dumped under QEMU (TCG:
+# qemu-system-aarch64 -M virt, qemu-system-x86_64 -M pc), read by kvmstat
+# and checked against the guest's own /proc/slabinfo and against drgn.
+# Default matrix: arm64 of the host's release (6.1), and amd64 and arm64 of
+# the newest 6.12 the mirror has for this release (Debian 12's security
+# builds).  KVER "6.12" means that newest; any full ABI name works too.
 #
 #   1. Packages: a private apt list for arm64 (lists and archives under
 #      $KVS_LINUX_CACHE/apt-arm64, nothing of the host's apt state touched)
@@ -21,32 +25,44 @@
 #      arm64; dmesg holds the guest's boot messages; drgn's reading of the
 #      ELF (with the kernel image aliased for it: tests/linux/drgn_compat.py)
 #      equals kvmstat's object layer's: tasks, caches, CPUs, runqueues.
-# Ends with "linux-arm64: N passed, M failed"; a missing tool or package
+# Ends with "linux-kernels: N passed, M failed"; a missing tool or package
 # is a failure, said so.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 K=${1:-$ROOT/build/analyzers/kvmstat}
+shift || true
 C=$KVS_LINUX_CACHE
-A=$C/arm64
 pass=0 fail=0
-ok()  { pass=$((pass + 1)); log "ok: $*"; }
-bad() { fail=$((fail + 1)); log "FAIL: $*"; }
-finish() { echo "linux-arm64: $pass passed, $fail failed"; exit $((fail > 0)); }
-
-command -v qemu-system-aarch64 >/dev/null ||
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-system-arm >/dev/null 2>&1 ||
-	{ bad "qemu-system-aarch64 missing and not installable"; finish; }
+ok()  { pass=$((pass + 1)); log "ok: [$ARCH $KVER] $*"; }
+bad() { fail=$((fail + 1)); log "FAIL: [${ARCH:-} ${KVER:-}] $*"; }
+finish() { echo "linux-kernels: $pass passed, $fail failed"; exit $((fail > 0)); }
 [ -x "$K" ] || { bad "kvmstat $K missing"; finish; }
+host=$(kvs_kver) || { bad "no linux-image-amd64 to take the release from"; finish; }
+MATRIX=("$@")
+[ ${#MATRIX[@]} -gt 0 ] || MATRIX=("arm64:${host%-amd64}" "amd64:6.12" "arm64:6.12")
+
+# One kernel: packages, capture, checks.  Returns early on a failure that
+# stops this kernel (counted); the others go on.
+check_one() {
+ARCH=$1 KVER=$2
+local A=$C/$ARCH
+case $ARCH in
+arm64) QEMU=qemu-system-aarch64 QPKG=qemu-system-arm CONSOLE=ttyAMA0
+       QARGS=(-M virt -cpu cortex-a57) ;;
+amd64) QEMU=qemu-system-x86_64 QPKG=qemu-system-x86 CONSOLE=ttyS0 QARGS=(-M pc) ;;
+*) bad "no such architecture $ARCH"; return ;;
+esac
+command -v $QEMU >/dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $QPKG >/dev/null 2>&1 ||
+	{ bad "$QEMU missing and not installable"; return; }
 
 # ---- 1. packages ----------------------------------------------------------
-amd=$(kvs_kver) || { bad "no linux-image-amd64 to take the release from"; finish; }
-KVER=${amd%-amd64}-arm64
-mkdir -p "$C/apt-arm64/lists/partial" "$C/apt-arm64/archives/partial" "$C/apt-arm64/prefs.d"
-SL=$C/apt-arm64/sources.list
-"$PY" - >"$SL" <<'EOF'
-import glob, re
+mkdir -p "$C/apt-$ARCH/lists/partial" "$C/apt-$ARCH/archives/partial" "$C/apt-$ARCH/prefs.d"
+SL=$C/apt-$ARCH/sources.list
+"$PY" - "$ARCH" >"$SL" <<'EOF'
+import glob, re, sys
 out = []
 for path in ['/etc/apt/sources.list'] + sorted(glob.glob('/etc/apt/sources.list.d/*')):
     try:
@@ -64,46 +80,66 @@ for path in ['/etc/apt/sources.list'] + sorted(glob.glob('/etc/apt/sources.list.
                 continue
             for uri in f.get('uris', '').split():
                 for suite in f.get('suites', '').split():
-                    out.append('deb [arch=arm64 signed-by=%s] %s %s %s' % (
+                    out.append('deb [arch=%s signed-by=%s] %s %s %s' % (sys.argv[1],
                         f.get('signed-by', '/usr/share/keyrings/debian-archive-keyring.gpg'),
                         uri, suite, f.get('components', 'main')))
     elif path.endswith('.list'):
         for line in text.splitlines():
             m = re.match(r'\s*deb\s+(\[[^]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)', line)
             if m:
-                out.append('deb [arch=arm64] %s %s %s' % (m.group(2), m.group(3), m.group(4)))
+                out.append('deb [arch=%s] %s %s %s' % (sys.argv[1], m.group(2), m.group(3),
+                                                       m.group(4)))
 print('\n'.join(dict.fromkeys(out)))
 EOF
-O=(-o "Dir::State=$C/apt-arm64" -o "Dir::State::Lists=$C/apt-arm64/lists"
-   -o "Dir::Cache=$C/apt-arm64" -o "Dir::Cache::archives=$C/apt-arm64/archives"
+O=(-o "Dir::State=$C/apt-$ARCH" -o "Dir::State::Lists=$C/apt-$ARCH/lists"
+   -o "Dir::Cache=$C/apt-$ARCH" -o "Dir::Cache::archives=$C/apt-$ARCH/archives"
    -o "Dir::Etc::SourceList=$SL" -o "Dir::Etc::SourceParts=/dev/null"
-   -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$C/apt-arm64/prefs.d"
-   -o APT::Architecture=arm64 -o APT::Architectures=arm64 -o Debug::NoLocking=1)
+   -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$C/apt-$ARCH/prefs.d"
+   -o APT::Architecture=$ARCH -o APT::Architectures=$ARCH -o Debug::NoLocking=1)
+if [ -z "$(ls "$C/apt-$ARCH/lists/"*Packages* 2>/dev/null | head -1)" ] ||
+    [ -n "$(find "$C/apt-$ARCH/lists" -maxdepth 1 -name '*Packages*' -mtime +1 | head -1)" ]; then
+	apt-get "${O[@]}" update >"$C/apt-$ARCH/update.log" 2>&1 ||
+		{ bad "$ARCH apt update failed (see $C/apt-$ARCH/update.log)"; return; }
+fi
+case $KVER in
+*-"$ARCH") ;;
+*-*) KVER=$KVER-$ARCH ;;            # 6.1.0-56: that ABI of this architecture
+*)	# a release (6.12): its newest ABI of the plain flavour
+	KVER=$(apt-cache "${O[@]}" pkgnames "linux-image-$KVER" 2>/dev/null |
+		sed -n "s/^linux-image-\(${KVER//./\\.}[.0-9]*+deb[0-9]*-$ARCH\)-unsigned$/\1/p" |
+		sort -V | tail -1)
+	[ -n "$KVER" ] || { bad "no linux-image-$2* for $ARCH on this machine's mirrors"; return; }
+	;;
+esac
 need=(linux-image-$KVER-unsigned linux-image-$KVER-dbg busybox-static)
 have_all=1
-for p in "${need[@]}"; do ls "$C/apt-arm64/archives/${p}_"*.deb >/dev/null 2>&1 || have_all=0; done
+for p in "${need[@]}"; do ls "$C/apt-$ARCH/archives/${p}_"*.deb >/dev/null 2>&1 || have_all=0; done
 if [ $have_all = 0 ]; then
-	apt-get "${O[@]}" update >"$C/apt-arm64/update.log" 2>&1 || { bad "arm64 apt update failed (see $C/apt-arm64/update.log)"; finish; }
-	(cd "$C/apt-arm64/archives" && apt-get "${O[@]}" download "${need[@]}") \
-		>"$C/apt-arm64/download.log" 2>&1 || { bad "arm64 download of ${need[*]} failed"; finish; }
+	(cd "$C/apt-$ARCH/archives" && apt-get "${O[@]}" download "${need[@]}") \
+		>"$C/apt-$ARCH/download.log" 2>&1 || { bad "download of ${need[*]} failed"; return; }
 fi
 mkdir -p "$A"
 V=$A/usr/lib/debug/boot/vmlinux-$KVER
 if [ ! -s "$V" ]; then
-	dpkg-deb --fsys-tarfile "$C/apt-arm64/archives/linux-image-$KVER-dbg_"*.deb |
+	dpkg-deb --fsys-tarfile "$C/apt-$ARCH/archives/linux-image-$KVER-dbg_"*.deb |
 		tar -x -C "$A" "./usr/lib/debug/boot/vmlinux-$KVER" "./usr/lib/debug/boot/System.map-$KVER" ||
-		{ bad "no vmlinux in the arm64 debug package"; finish; }
+		{ bad "no vmlinux in the debug package"; return; }
 fi
-[ -d "$A/img/boot" ] || dpkg-deb -x "$C/apt-arm64/archives/linux-image-$KVER-unsigned_"*.deb "$A/img"
-[ -x "$A/bb/bin/busybox" ] || dpkg-deb -x "$C/apt-arm64/archives/busybox-static_"*.deb "$A/bb"
+[ -d "$A/img-$KVER/boot" ] || dpkg-deb -x "$C/apt-$ARCH/archives/linux-image-$KVER-unsigned_"*.deb "$A/img-$KVER"
+[ -x "$A/bb/bin/busybox" ] || dpkg-deb -x "$C/apt-$ARCH/archives/busybox-static_"*.deb "$A/bb"
 
 # ---- 2. capture -----------------------------------------------------------
 CAP=$A/cap-$KVER
-stamp="arm64 v1 $KVER"
+stamp="kernel v2 $ARCH $KVER"
 if [ "$(cat "$CAP/stamp" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$CAP"; mkdir -p "$CAP/ir/bin" "$CAP/ir/proc" "$CAP/ir/sys" "$CAP/ir/tmp" "$CAP/ir/dev"
 	cp "$A/bb/bin/busybox" "$CAP/ir/bin/"
-	cp "$A/img/lib/modules/$KVER/kernel/drivers/firmware/qemu_fw_cfg.ko" "$CAP/ir/"
+	fw=$(ls "$A/img-$KVER/lib/modules/$KVER/kernel/drivers/firmware/qemu_fw_cfg.ko"* | head -1)
+	case $fw in
+	*.xz) xz -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
+	*.zst) zstd -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
+	*) cp "$fw" "$CAP/ir/qemu_fw_cfg.ko" ;;
+	esac
 	cat >"$CAP/ir/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -124,9 +160,9 @@ EOF
 	chmod +x "$CAP/ir/init"
 	(cd "$CAP/ir" && find . | cpio -o -H newc 2>/dev/null | gzip >"$CAP/initrd.gz")
 	t0=$(now)
-	qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -smp 2 -accel tcg \
-		-kernel "$A/img/boot/vmlinuz-$KVER" -initrd "$CAP/initrd.gz" \
-		-append "console=ttyAMA0 nokaslr quiet panic=-1" -device vmcoreinfo \
+	$QEMU "${QARGS[@]}" -m 1024 -smp 2 -accel tcg \
+		-kernel "$A/img-$KVER/boot/vmlinuz-$KVER" -initrd "$CAP/initrd.gz" \
+		-append "console=$CONSOLE nokaslr quiet panic=-1" -device vmcoreinfo \
 		-display none -monitor none -serial "file:$CAP/serial.log" \
 		-qmp "unix:$CAP/qmp.sock,server=on,wait=off" >"$CAP/qemu.log" 2>&1 &
 	qpid=$!
@@ -137,19 +173,19 @@ EOF
 	done
 	if ! grep -q LC_READY_FOR_DUMP "$CAP/serial.log" 2>/dev/null; then
 		kill $qpid 2>/dev/null
-		bad "the arm64 guest did not come up: $(tail -3 "$CAP/serial.log" 2>/dev/null)"
-		finish
+		bad "the guest did not come up: $(tail -3 "$CAP/serial.log" 2>/dev/null)"
+		return
 	fi
 	Q="$PY $HERE/qmp.py $CAP/qmp.sock"
 	$Q stop >/dev/null &&
 	$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.elf\"}" >/dev/null &&
 	$Q dump-guest-memory "{\"paging\": true, \"protocol\": \"file:$CAP/vmcore.elf-paging\"}" >/dev/null &&
 	$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.kdump-zlib\", \"format\": \"kdump-zlib\"}" >/dev/null ||
-		{ kill $qpid; bad "QMP dump of the arm64 guest failed"; finish; }
+		{ kill $qpid; bad "QMP dump of the guest failed"; return; }
 	$Q quit >/dev/null 2>&1; wait $qpid 2>/dev/null
 	sed -n '/===LC_SLABINFO_BEGIN===/,/===LC_SLABINFO_END===/p' "$CAP/serial.log" |
 		sed '1d;$d' | tr -d '\r' >"$CAP/slabinfo"
-	log "arm64 capture: $(elapsed "$t0") s"
+	log "$ARCH $KVER capture: $(elapsed "$t0") s"
 	echo "$stamp" >"$CAP/stamp"
 fi
 grep -q LC_FWCFG_OK "$CAP/serial.log" && ok "the guest loaded qemu_fw_cfg (VMCOREINFO for QEMU)" ||
@@ -171,7 +207,7 @@ def rows(p):
     return d
 g, k = rows(sys.argv[1]), rows(sys.argv[2])
 diff = [n for n in set(g) | set(k) if g.get(n) != k.get(n)]
-print('arm64 %s: %d guest caches, %d equal' % (sys.argv[2].rsplit('/', 1)[-1], len(g),
+print('%s: %d guest caches, %d equal' % (sys.argv[2].rsplit('/', 1)[-1], len(g),
                                                len(g) - len(diff)))
 for n in diff[:10]:
     print('  %s guest %s kvmstat %s' % (n, g.get(n), k.get(n)))
@@ -184,12 +220,18 @@ done
 info=$("$K" -N "$V" -M "$CAP/vmcore.elf" info 2>&1)
 grep -q "Linux version ${KVER}" <<<"$info" && ok "info: the arm64 kernel's banner" ||
 	bad "info: no banner: $(head -8 <<<"$info")"
-grep -q "^arch: *arm64$" <<<"$info" && ok "info: arch arm64" || bad "info names no arch arm64"
+grep -q "^arch: *$ARCH$" <<<"$info" && ok "info: arch $ARCH" || bad "info names no arch $ARCH"
 # no kernel file: the dump's VMCOREINFO and kallsyms (Debian's arm64 kernel
 # keeps no data symbols there: version and dmesg, not slab)
 info=$("$K" -M "$CAP/vmcore.elf" info 2>&1)
-grep -q "^arch: *arm64$" <<<"$info" && ok "no -N: the dump names arm64" ||
+grep -q "^arch: *$ARCH$" <<<"$info" && ok "no -N: the dump names $ARCH" ||
 	bad "no -N: $(head -8 <<<"$info")"
+if [ "$ARCH" = amd64 ]; then
+	# amd64 keeps every symbol in kallsyms: slab from the dump alone
+	"$K" -M "$CAP/vmcore.elf" slab >"$CAP/nodebug.slab" 2>&1 &&
+	cmp -s "$CAP/nodebug.slab" "$CAP/vmcore.elf.slab" && ok "no -N: slab as with vmlinux" ||
+		bad "no -N slab differs: $(head -2 "$CAP/nodebug.slab")"
+fi
 last=$(grep -o 'LC_LAST_LINE_[0-9a-f-]*' "$CAP/serial.log" | head -1)
 "$K" -N "$V" -M "$CAP/vmcore.elf" dmesg >"$CAP/dmesg" 2>&1 && grep -q "qemu_fw_cfg\|fw_cfg\|Freeing unused kernel memory" "$CAP/dmesg" &&
 	ok "dmesg: the guest's boot messages" || bad "dmesg: $(tail -2 "$CAP/dmesg")"
@@ -201,9 +243,14 @@ if "$PY" -c 'import drgn' 2>/dev/null; then
 	    "alias:$CAP/vmcore.elf" "$V" >"$CAP/drgn_compat.out" 2>&1; then
 		ok "drgn and kvmstat on the ELF: $(tail -1 "$CAP/drgn_compat.out")"
 	else
-		bad "drgn_compat on arm64: $(head -12 "$CAP/drgn_compat.out")"
+		bad "drgn_compat: $(head -12 "$CAP/drgn_compat.out")"
 	fi
 else
-	bad "drgn missing for $PY (python3-drgn): the arm64 oracle"
+	bad "drgn missing for $PY (python3-drgn): the oracle"
 fi
+}
+
+for spec in "${MATRIX[@]}"; do
+	check_one "${spec%%:*}" "${spec#*:}"
+done
 finish
