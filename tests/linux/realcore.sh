@@ -96,10 +96,31 @@ for cap in "${captures[@]}"; do
 			    2>"$OUT/$cap/$d.nodebug.$tag.err"
 			echo $? >"$OUT/$cap/$d.nodebug.$tag.rc"
 		done
+		# The memory census (check_census.py), with and without vmlinux.
+		for c in "mem --json" "mem" "buddyinfo" "buddyinfo --json" "zoneinfo --json" \
+		    "vmalloc" "vmalloc --json" "whatis --json -"; do
+			tag=$(echo "$c" | tr -c 'a-z\n' '_')
+			for n in "" nodebug.; do
+				nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+				/usr/bin/time -f "%e %M" -o "$OUT/$cap/$d.$n$tag.time" \
+				    "$KVMSTAT" "${nargs[@]}" -M "$path" "${raw[@]}" $c <"$dir/oracles/whatis.addrs" \
+				    >"$OUT/$cap/$d.$n$tag" 2>"$OUT/$cap/$d.$n$tag.err"
+				echo $? >"$OUT/$cap/$d.$n$tag.census-rc"
+			done
+		done
 		# The decompressed-page cache's counters (kdump forms only).
 		"$KVMSTAT" -M "$path" "${raw[@]}" info --stats --json >"$OUT/$cap/$d.stats" \
 		    2>"$OUT/$cap/$d.stats.err"
 		echo $? >"$OUT/$cap/$d.stats.rc"
+	done
+	# Every object of a few caches (crash's kmem -S on the same dump).
+	for c in kmalloc-64 kmem_cache dentry task_struct; do
+		for n in "" nodebug.; do
+			nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+			"$KVMSTAT" "${nargs[@]}" -M "$dir/vmcore.elf" slab --objects "$c" --json \
+			    >"$OUT/$cap/vmcore.elf.${n}slab_objects_$c" 2>"$OUT/$cap/vmcore.elf.${n}slab_objects_$c.err"
+			echo $? >"$OUT/$cap/vmcore.elf.${n}slab_objects_$c.census-rc"
+		done
 	done
 	# A kernel file with symbols but no types: the dump's BTF answers.
 	"$KVMSTAT" -N "$STRIPPED" -M "$dir/vmcore.elf" slab --json >"$OUT/$cap/stripped.slab___json" \

@@ -8,7 +8,7 @@
 #   crash.<form>.tsv   oracle_crash.sh output (kmem -s), for each form crash reads
 #   crash.<form>.raw   crash's own kmem -s output on that form
 #   crash.kmem.raw, crash.log.raw   crash's kmem -s and log on vmcore.elf
-#   drgn.census.json   oracle_census.py on vmcore.elf-paging (zones, meminfo
+#   census.drgn.json   oracle_census.py on vmcore.elf-paging (zones, meminfo
 #                      counters, vmalloc areas, the whatis sample + drgn's answers)
 #   whatis.addrs       the sample's addresses, one a line
 #   crash.census.raw, crash.whatis/N   oracle_crash_census.sh on vmcore.elf
@@ -128,13 +128,13 @@ fi
 if ! skipped drgn && ! skipped crash; then
 	t0=$(now)
 	if "$PY" "$KVS_LINUX_DIR/oracle_census.py" "$CAP/vmcore.elf-paging" "$VMLINUX" \
-	    >"$O/drgn.census.json" 2>"$O/drgn.census.err"; then
+	    >"$O/census.drgn.json" 2>"$O/census.drgn.err"; then
 		row census:vmcore.elf-paging drgn + "$(elapsed "$t0")" oracle_census.py ""
-		rm -f "$O/drgn.census.err"
+		rm -f "$O/census.drgn.err"
 		"$PY" -c 'import json,sys; [print(e["address"]) for e in json.load(open(sys.argv[1]))["sample"]]' \
-			"$O/drgn.census.json" >"$O/whatis.addrs"
+			"$O/census.drgn.json" >"$O/whatis.addrs"
 	else
-		row census:vmcore.elf-paging drgn - "$(elapsed "$t0")" oracle_census.py "UNEXPECTED $(lasterr "$O/drgn.census.err")"
+		row census:vmcore.elf-paging drgn - "$(elapsed "$t0")" oracle_census.py "UNEXPECTED $(lasterr "$O/census.drgn.err")"
 		unexpected=1; : >"$O/whatis.addrs"
 	fi
 	t0=$(now)
