@@ -324,7 +324,7 @@ def parse_crash_kmem(text):
         m = re.match(r"^([0-9a-f]+) \((\w)\) (\S+)", line)
         if m and a["kind"] == "unknown":
             a["kind"] = "symbol"
-            a["symbol"] = m.group(3)
+            a["symbol"] = m.group(3).split("+")[0]
         if line.strip().startswith("PAGE ") and a["kind"] == "unknown":
             a["kind"] = "page"
     return a
@@ -528,3 +528,98 @@ def check_census(check, cap, cd, od, dumps):
             + f"; meminfo lines kvmstat calls live: {', '.join(sorted(live_lines)) or 'none'}"
             + f"; whatis x{len((drgn or {}).get('sample', []))} {wt} s (drgn load+sample "
             f"{dt.get('load', '?')}+{dt.get('sample', '?')} s)")
+
+
+def selftest(cd):
+    """The comparators on answers made from the oracles themselves (a
+    stand-in kvmstat that answers exactly what the guest, drgn and crash
+    say): every check must pass; then a few wrong answers must each fail."""
+    import tempfile
+    res = {"passed": 0, "failed": 0, "msgs": []}
+
+    def check(ok, what, detail=""):
+        res["passed" if ok else "failed"] += 1
+        if not ok:
+            res["msgs"].append(f"{what}: {detail}"[:300])
+        return ok
+    drgn = json.load(open(os.path.join(cd, "oracles", "census.drgn.json")))
+    reads = {n: guest_reads(cd, n) for n in CENSUS_FILES}
+    od = tempfile.mkdtemp(prefix="kvs-census-selftest.")
+    d = "vmcore.elf"
+    g2 = reads["meminfo"][1]
+    mem = {"schema": "kvmstat/1", "meminfo": parse_meminfo(g2)}
+    mem["meminfo"].update(drgn["meminfo"])
+    # zones: the guest's second read, drgn's exact counters over it
+    gzi = {(g["node"], g["zone"]): g for g in parse_zoneinfo(reads["zoneinfo"][1])}
+    zones = []
+    for dz in drgn["zones"]:
+        g = gzi.get((dz["node"], dz["zone"]), {})
+        z = dict(dz)
+        z["stats"] = {**g.get("stats", {}), **dz["stats"]}
+        z["node_stats"] = g.get("node_stats", {})
+        z["protection"] = g.get("protection")
+        zones.append(z)
+    buddy = {"schema": "kvmstat/1", "zones": [{"node": z["node"], "zone": z["zone"], "free": z["free"]}
+                                              for z in drgn["zones"] if z["populated"]]}
+    areas = [{"start": hex(a["start"]), "end": hex(a["end"]), "size": a["size"], "caller": a["caller"],
+              "pages": a["pages"]} for a in parse_vmallocinfo(reads["vmallocinfo"][-1])]
+    whatis = []
+    for i, e in enumerate(drgn["sample"]):
+        a = {"address": e["address"], "kind": e["expect"]}
+        if e["expect"] == "slab" and e.get("cache"):
+            a.update(cache=e["cache"], object=e["object"], allocated=e["allocated"],
+                     offset=int(e["address"], 16) - int(e["object"], 16))
+        elif e["expect"] == "slab":
+            c = parse_crash_kmem(open(os.path.join(cd, "oracles", "crash.whatis", str(i + 1))).read())
+            if "object" in c:
+                a.update(cache=c["cache"], object=hex(c["object"]), allocated=c["allocated"])
+        for k in ("pfn", "area_start", "area_end", "pid", "symbol"):
+            if k in e:
+                a[k] = e[k]
+        whatis.append(a)
+    cr = parse_crash_objects(open(os.path.join(cd, "oracles", "crash.census.raw")).read())
+    files = {"mem___json": json.dumps(mem), "mem": "\n".join(reads["meminfo"][1]) + "\n",
+             "buddyinfo": "\n".join(reads["buddyinfo"][1]) + "\n",
+             "buddyinfo___json": json.dumps(buddy),
+             "zoneinfo___json": json.dumps({"schema": "kvmstat/1", "zones": zones}),
+             "vmalloc": "\n".join(reads["vmallocinfo"][1]) + "\n",
+             "vmalloc___json": json.dumps({"schema": "kvmstat/1", "areas": areas}),
+             "whatis___json": json.dumps({"schema": "kvmstat/1", "addresses": whatis})}
+    for nd in ("", "nodebug."):
+        for tag, text in files.items():
+            open(os.path.join(od, f"{d}.{nd}{tag}"), "w").write(text)
+            open(os.path.join(od, f"{d}.{nd}{tag}.census-rc"), "w").write("0\n")
+        for c in OBJECT_CACHES:
+            p = os.path.join(od, f"{d}.{nd}slab_objects_{c}")
+            open(p, "w").write(json.dumps({"schema": "kvmstat/1", "cache": c, "objects": [
+                {"address": hex(a), "allocated": v} for a, v in cr.get(c, {}).items()]}))
+            open(p + ".census-rc", "w").write("0\n")
+    line = check_census(check, "selftest", cd, od, [d])
+    good = dict(res)
+    print(line)
+    print(f"selftest, oracle answers: {good['passed']} passed, {good['failed']} failed")
+    for m in good["msgs"]:
+        print("  FAIL", m)
+    # Wrong answers: each must make a check fail.
+    wrong = 0
+    for tag, bad in (("mem", files["mem"].replace("MemTotal:", "MemTotaL:")),
+                     ("buddyinfo", files["buddyinfo"].replace(" 1 ", " 2 ", 1)),
+                     ("whatis___json", files["whatis___json"].replace('"allocated": true', '"allocated": false', 1)),
+                     ("mem___json", files["mem___json"].replace('"MemFree": ', '"MemFree": 1', 1))):
+        open(os.path.join(od, f"{d}.{tag}"), "w").write(bad)
+        res.update(passed=0, failed=0, msgs=[])
+        check_census(check, "selftest", cd, od, [d])
+        caught = res["failed"] > 0
+        wrong += not caught
+        print(f"selftest, wrong {tag}: {'caught' if caught else 'NOT CAUGHT'} ({res['failed']} failed)")
+        open(os.path.join(od, f"{d}.{tag}"), "w").write(files[tag])
+    import shutil
+    shutil.rmtree(od)
+    return 1 if good["failed"] or wrong else 0
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--selftest":
+        sys.exit(selftest(sys.argv[2]))
+    sys.exit("usage: check_census.py --selftest CAPDIR (the checks run from check_kvmstat.py)")

@@ -249,8 +249,12 @@ def sample(prog, areas, nwant, seed):
             fl = decode_page_flags(page)
         except (FaultError, ValueError):
             fl = None
-        add(a, 'direct map, non-slab page', 'page', pfn=pfn, page=page.value_(), page_flags=fl,
-            **slab_answer(prog, a))
+        ans = slab_answer(prog, a)
+        if ans.get('containing_cache'):
+            # a tail page of a compound slab (PG_slab is on the head only)
+            add(a, 'slab object (tail page)', 'slab', **ans)
+        else:
+            add(a, 'direct map, non-slab page', 'page', pfn=pfn, page=page.value_(), page_flags=fl, **ans)
     # vmalloc areas (not stacks: those are checked as stacks)
     stacks = {}
     for task in for_each_task(prog):
