@@ -469,6 +469,111 @@ def check_objects(check, cap, od, cd):
                   f"{len(set(mine.items()) ^ set(want.items()))} differ")
 
 
+def crash_sections(raw):
+    out, cur = {}, None
+    for line in raw.splitlines():
+        m = re.match(r"^=== (.*) ===$", line)
+        if m:
+            cur = out.setdefault(m.group(1), [])
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def parse_crash_census(raw):
+    """kmem -i (pages), -z (per zone), -f (free blocks per zone and order),
+    -v (vmap areas) from crash.census.raw."""
+    sec = crash_sections(raw)
+    c = {"i": {}, "z": [], "f": {}, "v": set()}
+    for line in sec.get("kmem -i", []):
+        m = re.match(r"^\s*([A-Z][A-Z ]+?)\s+(\d+)\s", line)
+        if m:
+            c["i"][m.group(1)] = int(m.group(2))
+    z = None
+    for line in sec.get("kmem -z", []):
+        m = re.match(r'^NODE: (\d+)\s+ZONE: (\d+)\s+ADDR: \S+\s+NAME: "(\S+)"', line)
+        if m:
+            z = {"node": int(m.group(1)), "zone": m.group(3)}
+            c["z"].append(z)
+            continue
+        if z is None:
+            continue
+        for k, f in (("SIZE", "spanned"), ("PRESENT", "present")):
+            m = re.search(k + r": (\d+)", line)
+            if m:
+                z[f] = int(m.group(1))
+        m = re.search(r"MIN/LOW/HIGH: (\d+)/(\d+)/(\d+)", line)
+        if m:
+            z["min"], z["low"], z["high"] = (int(x) for x in m.groups())
+        m = re.match(r"^\s*NR_FREE_PAGES: (\d+)", line)
+        if m:
+            z["pages_free"] = int(m.group(1))
+    zone = None
+    for line in sec.get("kmem -f", []):
+        m = re.match(r"^\s+\d+\s+(\S+)\s+\d+\s+\d+\s+[0-9a-f]+\s+[0-9a-f]+\s+\d+", line)
+        if m:
+            zone = m.group(1)
+            c["f"][zone] = {}
+            continue
+        m = re.match(r"^\s+(\d+)\s+\d+k\s+[0-9a-f]+\s+(\d+)\s+(\d+)\s*$", line)
+        if m and zone is not None:
+            o = int(m.group(1))
+            c["f"][zone][o] = c["f"][zone].get(o, 0) + int(m.group(2))
+    for line in sec.get("kmem -v", []):
+        m = re.match(r"^[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+) - ([0-9a-f]+)\s+(\d+)$", line)
+        if m:
+            c["v"].add((int(m.group(1), 16), int(m.group(2), 16)))
+    return c
+
+
+def check_crash_census(check, cap, od, cd):
+    """kvmstat on vmcore.elf against crash's kmem -i, -z, -f, -v on it."""
+    raw = os.path.join(cd, "oracles", "crash.census.raw")
+    if not check(os.path.exists(raw), f"{cap}: crash's census (oracles/crash.census.raw) missing"):
+        return
+    c = parse_crash_census(open(raw).read())
+    check(c["i"].get("TOTAL MEM") and c["z"] and c["f"] and c["v"],
+          f"{cap}: crash.census.raw: kmem -i/-z/-f/-v tables not all parsed")
+
+    def j(tag):
+        p = os.path.join(od, f"vmcore.elf.{tag}")
+        try:
+            return json.load(open(p))
+        except (OSError, ValueError):
+            return None     # run_ok/load_json already failed it
+    mem = j("mem___json")
+    if mem is not None:
+        mi = mem.get("meminfo", {})
+        got = (mi.get("MemTotal"), mi.get("MemFree"))
+        want = (c["i"].get("TOTAL MEM", -1) * 4, c["i"].get("FREE", -1) * 4)
+        check(got == want, f"{cap}: mem --json MemTotal, MemFree vs crash kmem -i", f"{got} vs {want}")
+    zi = j("zoneinfo___json")
+    if zi is not None:
+        byk = {(z.get("node"), z.get("zone")): z for z in zi.get("zones", [])}
+        bad = []
+        for z in c["z"]:
+            m = byk.get((z["node"], z["zone"]), {})
+            for f in ("spanned", "present", "min", "low", "high", "pages_free"):
+                if f in z and m.get(f) != z[f]:
+                    bad.append(f"{z['zone']} {f} {m.get(f)} vs crash {z[f]}")
+        check(not bad, f"{cap}: zoneinfo --json vs crash kmem -z: {len(bad)} differ", "; ".join(bad[:6]))
+    bi = j("buddyinfo___json")
+    if bi is not None:
+        bad = []
+        for z in bi.get("zones", []):
+            want = c["f"].get(z.get("zone"), {})
+            got = {o: n for o, n in enumerate(z.get("free") or [])}
+            if {o: n for o, n in got.items() if n} != {o: n for o, n in want.items() if n}:
+                bad.append(f"{z.get('zone')} {z.get('free')} vs crash {want}")
+        check(not bad and bi.get("zones"), f"{cap}: buddyinfo --json vs crash kmem -f", "; ".join(bad[:3]))
+    vm = j("vmalloc___json")
+    if vm is not None:
+        mine = {(hexint(a.get("start")), hexint(a.get("end"))) for a in vm.get("areas", [])}
+        miss = c["v"] - mine
+        check(not miss, f"{cap}: vmalloc --json: {len(miss)} of crash's {len(c['v'])} kmem -v areas missing",
+              str([(hex(a), hex(b)) for a, b in sorted(miss)[:4]]))
+
+
 def check_census(check, cap, cd, od, dumps):
     """All census checks of one capture. Returns a summary line."""
     reads = {n: guest_reads(cd, n) for n in CENSUS_FILES}
@@ -520,6 +625,7 @@ def check_census(check, cap, cd, od, dumps):
                 if j is not None:
                     check_whatis(check, cap, dd, j, drgn, crash_dir)
     check_objects(check, cap, od, cd)
+    check_crash_census(check, cap, od, cd)
     t = os.path.join(od, "vmcore.elf-paging.whatis___json.time")
     wt = open(t).read().split()[0] if os.path.exists(t) else "?"
     dt = (drgn or {}).get("seconds", {})

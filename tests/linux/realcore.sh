@@ -24,6 +24,9 @@ cd "$(dirname "$0")/../.." || exit 1
 KVMSTAT=${1:-${KVMSTAT:-build/analyzers/kvmstat}}
 CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
 export KVS_LINUX_CACHE=$CACHE
+# The captures' root (KVS_CAPTURES_ROOT: a second root, e.g. new captures
+# made beside the ones in use, swapped in by a rename once complete).
+CAPROOT=${KVS_CAPTURES_ROOT:-$CACHE/captures}
 . tests/linux/lib.sh
 T_START=$(date +%s)
 fail() { echo "linux-realcore: FAILED at step: $*" >&2; echo "linux-realcore: 0 passed, 1 failed"; exit 1; }
@@ -63,7 +66,7 @@ for t in ${KVS_SKIP_ORACLES:-}; do OPTED+=("oracle $t (KVS_SKIP_ORACLES)"); done
 export KVS_OPTED_OUT
 KVS_OPTED_OUT=$(printf '%s\n' "${OPTED[@]}")
 for cap in "${captures[@]}"; do
-	dir=$CACHE/captures/$cap
+	dir=$CAPROOT/$cap
 	args=()
 	[ "$cap" = kaslr ] && args=(--kaslr)
 	[ "$cap" = live ] && args=(--kaslr --live)
@@ -148,8 +151,8 @@ done
 # read just before and just after it (redone when kvmstat changes).
 if [ "${KVS_KCORE:-1}" = 1 ]; then
 	step "capture kcore (kvmstat -M /proc/kcore in the guest)"
-	bash tests/linux/capture.sh "$CACHE/captures/kcore" --kaslr --kcore "$KVMSTAT" ||
-		fail "capture kcore (see $CACHE/captures/kcore/serial.log)"
+	bash tests/linux/capture.sh "$CAPROOT/kcore" --kaslr --kcore "$KVMSTAT" ||
+		fail "capture kcore (see $CAPROOT/kcore/serial.log)"
 fi
 step "compare"
-KVS_T_START=$T_START SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
+KVS_T_START=$T_START SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CAPROOT" "$OUT" "${captures[@]}"
