@@ -275,7 +275,7 @@ def sample(prog, areas, nwant, seed):
         add(base + rnd.randrange(tsize), 'task stack', 'stack', pid=pid, comm=comm, task=task)
     # kernel text and data symbols
     names = ['_stext', 'start_kernel', 'schedule', 'do_sys_open', 'kmem_cache_alloc', 'vfs_read',
-             'init_task', 'jiffies_64', 'slab_caches', 'linux_banner', 'vm_zone_stat',
+             'init_task', 'slab_caches', 'linux_banner', 'vm_zone_stat',
              'vm_node_stat', 'totalram_pages', 'init_mm', 'printk', 'panic', 'memcpy',
              'node_data', 'contig_page_data', 'vmap_area_list', 'kmalloc_caches', 'nr_cpu_ids']
     for nm in names:
@@ -283,7 +283,9 @@ def sample(prog, areas, nwant, seed):
             s = prog.symbol(nm)
         except LookupError:
             continue
-        off = rnd.randrange(max(1, s.size))
+        # past the first byte where it can be: aliases (jiffies/jiffies_64)
+        # share their start, and which name a tool prints there is its choice
+        off = rnd.randrange(1, s.size) if s.size > 1 else 0
         add(s.address + off, 'kernel symbol', 'symbol', symbol=f'{s.name}+{hex(off)}')
     # unmapped / not kernel memory
     for a in (0x0, 0x1000, 0x400000, 0x7fffffffe000, 0xdead000000000100, 0xffff800000000000):
