@@ -29,7 +29,7 @@ RUNS = {
     "zoneinfo___json": "zoneinfo --json",
     "vmalloc": "vmalloc",
     "vmalloc___json": "vmalloc --json",
-    "whatis___json": "whatis --json -",
+    "whatis___json__": "whatis --json -",
 }
 OBJECT_CACHES = ("kmalloc-64", "kmem_cache", "dentry", "task_struct")
 NUM = re.compile(r"^-?\d+$")
@@ -178,7 +178,9 @@ def run_ok(check, cap, od, d, tag, mdf_ok=False):
     """kvmstat's exit status for a census run; filtered (makedumpfile) forms
     may say 'incomplete' (1)."""
     p = os.path.join(od, f"{d}.{tag}.census-rc")
-    if not check(os.path.exists(p), f"{cap}: kvmstat {RUNS.get(tag, tag)} on {d} was not run"):
+    nd = tag.startswith("nodebug.")
+    cmd = ("" if nd else "-N vmlinux ") + RUNS.get(tag.replace("nodebug.", ""), tag)
+    if not check(os.path.exists(p), f"{cap}: kvmstat {cmd} on {d} was not run"):
         return False
     rc = open(p).read().strip()
     err = ""
@@ -186,7 +188,7 @@ def run_ok(check, cap, od, d, tag, mdf_ok=False):
     if os.path.exists(ep):
         err = open(ep).read()[-300:]
     ok = rc == "0" or (mdf_ok and rc == "1")
-    return check(ok, f"{cap}: kvmstat {RUNS.get(tag, tag)} on {d} exit {rc}", err)
+    return check(ok, f"{cap}: kvmstat {cmd} on {d} exit {rc}", err)
 
 
 def check_mem(check, cap, d, mine, reads, drgn):
@@ -620,13 +622,13 @@ def check_census(check, cap, cd, od, dumps):
                 j = load_json(check, f"{cap}: vmalloc --json on {dd}", path("vmalloc___json"))
                 if j is not None:
                     check_vmalloc_json(check, cap, dd, j, reads["vmallocinfo"], drgn)
-            if run_ok(check, cap, od, d, nd + "whatis___json", mdf) and drgn is not None:
-                j = load_json(check, f"{cap}: whatis --json on {dd}", path("whatis___json"))
+            if run_ok(check, cap, od, d, nd + "whatis___json__", mdf) and drgn is not None:
+                j = load_json(check, f"{cap}: whatis --json on {dd}", path("whatis___json__"))
                 if j is not None:
                     check_whatis(check, cap, dd, j, drgn, crash_dir)
     check_objects(check, cap, od, cd)
     check_crash_census(check, cap, od, cd)
-    t = os.path.join(od, "vmcore.elf-paging.whatis___json.time")
+    t = os.path.join(od, "vmcore.elf-paging.whatis___json__.time")
     wt = open(t).read().split()[0] if os.path.exists(t) else "?"
     dt = (drgn or {}).get("seconds", {})
     return (f"{cap}: census drift between the guest's reads: "
@@ -690,7 +692,7 @@ def selftest(cd):
              "zoneinfo___json": json.dumps({"schema": "kvmstat/1", "zones": zones}),
              "vmalloc": "\n".join(reads["vmallocinfo"][1]) + "\n",
              "vmalloc___json": json.dumps({"schema": "kvmstat/1", "areas": areas}),
-             "whatis___json": json.dumps({"schema": "kvmstat/1", "addresses": whatis})}
+             "whatis___json__": json.dumps({"schema": "kvmstat/1", "addresses": whatis})}
     for nd in ("", "nodebug."):
         for tag, text in files.items():
             open(os.path.join(od, f"{d}.{nd}{tag}"), "w").write(text)
@@ -710,7 +712,7 @@ def selftest(cd):
     wrong = 0
     for tag, bad in (("mem", files["mem"].replace("MemTotal:", "MemTotaL:")),
                      ("buddyinfo", files["buddyinfo"].replace(" 1 ", " 2 ", 1)),
-                     ("whatis___json", files["whatis___json"].replace('"allocated": true', '"allocated": false', 1)),
+                     ("whatis___json__", files["whatis___json__"].replace('"allocated": true', '"allocated": false', 1)),
                      ("mem___json", files["mem___json"].replace('"MemFree": ', '"MemFree": 1', 1))):
         open(os.path.join(od, f"{d}.{tag}"), "w").write(bad)
         res.update(passed=0, failed=0, msgs=[])
