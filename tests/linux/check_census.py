@@ -421,12 +421,15 @@ def check_whatis(check, cap, d, mine, drgn, crash_dir):
 
 
 def parse_crash_objects(raw):
-    """crash.census.raw's kmem -S sections -> {cache: {address: allocated}}"""
-    out, cur = {}, None
+    """crash.census.raw's kmem -S sections -> {cache: {address: allocated}},
+    {cache: {address: cpu}} for the free objects crash says are in a CPU's
+    cache (the CPU slab's freelists)"""
+    out, cpus, cur, cur_name = {}, {}, None, None
     for line in raw.splitlines():
         m = re.match(r"^=== kmem -S (\S+) ===$", line)
         if m:
-            cur = out.setdefault(m.group(1), {})
+            cur_name = m.group(1)
+            cur = out.setdefault(cur_name, {})
             continue
         if line.startswith("==="):
             cur = None
@@ -437,17 +440,25 @@ def parse_crash_objects(raw):
         if m:
             cur[int(m.group(1), 16)] = True
             continue
-        m = re.match(r"^\s{3}([0-9a-f]{16})(\s+\(cpu \d+ cache\))?\s*$", line)
+        m = re.match(r"^\s{3}([0-9a-f]{16})(\s+\(cpu (\d+) cache\))?\s*$", line)
         if m:
             cur[int(m.group(1), 16)] = False
-    return out
+            if m.group(3) is not None:
+                cpus.setdefault(cur_name, {})[int(m.group(1), 16)] = int(m.group(3))
+    return out, cpus
 
 
-def check_objects(check, cap, od, cd):
+def check_objects(check, cap, od, cd, drgn):
     raw = os.path.join(cd, "oracles", "crash.census.raw")
     if not check(os.path.exists(raw), f"{cap}: crash's kmem -S (oracles/crash.census.raw) missing"):
         return
-    cr = parse_crash_objects(open(raw).read())
+    cr, crcpu = parse_crash_objects(open(raw).read())
+    totals = {}
+    tsv = os.path.join(cd, "oracles", "crash.vmcore.elf.tsv")
+    if check(os.path.exists(tsv), f"{cap}: crash's kmem -s on vmcore.elf (oracles/crash.vmcore.elf.tsv) missing"):
+        for line in open(tsv).read().splitlines()[1:]:
+            t = line.split("\t")
+            totals[t[0]] = (int(t[4]), int(t[3]))
     for c in OBJECT_CACHES:
         for nd in ("", "nodebug."):
             tag = f"{nd}slab_objects_{c}"
@@ -463,12 +474,29 @@ def check_objects(check, cap, od, cd):
             objs = j.get("objects") or []
             mine = {hexint(o.get("address")): o.get("allocated") for o in objs}
             want = cr.get(c, {})
-            check(len(want) > 0 and mine == want and j.get("cache") == c,
-                  f"{cap}: slab --objects {c} ({'no vmlinux' if nd else 'vmlinux'}) differs from "
-                  f"crash's kmem -S", f"{len(mine)} objects, "
-                  f"{sum(1 for v in mine.values() if v)} allocated vs crash {len(want)}, "
-                  f"{sum(1 for v in want.values() if v)}; "
-                  f"{len(set(mine.items()) ^ set(want.items()))} differ")
+            # crash's kmem -S lists the CPU and partial slabs (SLUB keeps no
+            # list of full ones): each of its objects must be kvmstat's in the
+            # same state; kvmstat's totals must be crash's kmem -s row.
+            diff = [a for a, v in want.items() if mine.get(a) is not v]
+            check(len(want) > 0 and not diff and j.get("cache") == c,
+                  f"{cap}: slab --objects {c} ({'no vmlinux' if nd else 'vmlinux'}): {len(diff)} of "
+                  f"crash's {len(want)} kmem -S objects differ", str([hex(a) for a in diff[:4]]))
+            if drgn is not None:
+                dw = {int(a, 16): v for a, v in (drgn.get("objects") or {}).get(c, [])}
+                dd = set(mine.items()) ^ set(dw.items())
+                check(dw and not dd, f"{cap}: slab --objects {c} ({'no vmlinux' if nd else 'vmlinux'}): "
+                      f"{len(mine)} objects vs drgn's {len(dw)} (every PG_slab page), {len(dd)} differ",
+                      str(sorted(hex(a) for a, _ in dd)[:4]))
+            row = totals.get(c)
+            got = (len(mine), sum(1 for v in mine.values() if v))
+            check(row is not None and got == row,
+                  f"{cap}: slab --objects {c} ({'no vmlinux' if nd else 'vmlinux'}): objects, allocated "
+                  f"{got} vs crash kmem -s TOTAL, ALLOCATED {row}")
+            mcpu = {hexint(o.get("address")): o.get("cpu") for o in objs}
+            wc = crcpu.get(c, {})
+            bad = [f"{hex(a)} cpu {mcpu.get(a)} vs crash {n}" for a, n in wc.items() if mcpu.get(a) != n]
+            check(not bad, f"{cap}: slab --objects {c} ({'no vmlinux' if nd else 'vmlinux'}): "
+                  f"{len(bad)} of the {len(wc)} objects crash puts in a CPU's cache differ", "; ".join(bad[:4]))
 
 
 def crash_sections(raw):
@@ -626,7 +654,7 @@ def check_census(check, cap, cd, od, dumps):
                 j = load_json(check, f"{cap}: whatis --json on {dd}", path("whatis___json__"))
                 if j is not None:
                     check_whatis(check, cap, dd, j, drgn, crash_dir)
-    check_objects(check, cap, od, cd)
+    check_objects(check, cap, od, cd, drgn)
     check_crash_census(check, cap, od, cd)
     t = os.path.join(od, "vmcore.elf-paging.whatis___json__.time")
     wt = open(t).read().split()[0] if os.path.exists(t) else "?"
@@ -685,7 +713,7 @@ def selftest(cd):
             if k in e:
                 a[k] = e[k]
         whatis.append(a)
-    cr = parse_crash_objects(open(os.path.join(cd, "oracles", "crash.census.raw")).read())
+    cr, crcpu = parse_crash_objects(open(os.path.join(cd, "oracles", "crash.census.raw")).read())
     files = {"mem___json": json.dumps(mem), "mem": "\n".join(reads["meminfo"][1]) + "\n",
              "buddyinfo": "\n".join(reads["buddyinfo"][1]) + "\n",
              "buddyinfo___json": json.dumps(buddy),
@@ -700,7 +728,8 @@ def selftest(cd):
         for c in OBJECT_CACHES:
             p = os.path.join(od, f"{d}.{nd}slab_objects_{c}")
             open(p, "w").write(json.dumps({"schema": "kvmstat/1", "cache": c, "objects": [
-                {"address": hex(a), "allocated": v} for a, v in cr.get(c, {}).items()]}))
+                {"address": a, "allocated": v, "cpu": crcpu.get(c, {}).get(int(a, 16))}
+                for a, v in drgn["objects"].get(c, [])]}))
             open(p + ".census-rc", "w").write("0\n")
     line = check_census(check, "selftest", cd, od, [d])
     good = dict(res)

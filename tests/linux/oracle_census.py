@@ -290,6 +290,31 @@ def sample(prog, areas, nwant, seed):
     # unmapped / not kernel memory
     for a in (0x0, 0x1000, 0x400000, 0x7fffffffe000, 0xdead000000000100, 0xffff800000000000):
         add(a, 'unmapped', 'unknown')
+    return out, by_cache
+
+
+OBJECT_CACHES = ('kmalloc-64', 'kmem_cache', 'dentry', 'task_struct')
+
+
+def objects(prog, by_cache):
+    """Every object of a few caches, through their PG_slab pages (full slabs
+    too, which SLUB keeps on no list): [address, allocated] by
+    slab_object_info."""
+    out = {}
+    for c, pfns in by_cache.items():
+        cache = Object(prog, 'struct kmem_cache *', c)
+        name = cache.name.string_().decode()
+        if name not in OBJECT_CACHES:
+            continue
+        size = cache.size.value_()
+        objs = []
+        for pfn in sorted(pfns):
+            slab = cast('struct slab *', pfn_to_page(prog, pfn))
+            base = page_to_virt(pfn_to_page(prog, pfn)).value_()
+            for i in range(slab.objects.value_()):
+                info = slab_object_info(prog, base + i * size)
+                objs.append([hex(info.address), bool(info.allocated)])
+        out[name] = objs
     return out
 
 
@@ -314,8 +339,10 @@ def main():
     mi = meminfo(prog, zg, ng)
     areas = vmalloc(prog)
     t2 = time.monotonic()
-    smp = sample(prog, areas, n, seed)
+    smp, by_cache = sample(prog, areas, n, seed)
     t3 = time.monotonic()
+    objs = objects(prog, by_cache)
+    t4 = time.monotonic()
     for e in smp:
         for k in ('address', 'object', 'area_start', 'area_end', 'page', 'task'):
             if isinstance(e.get(k), int):
@@ -326,8 +353,9 @@ def main():
                 a[k] = hex(a[k])
     json.dump({'tool': f'drgn {drgn.__version__}', 'dump': dump, 'zones': zs, 'node_stats': nodes,
                'zone_global': zg, 'node_global': ng, 'meminfo': mi, 'vmalloc': areas, 'sample': smp,
+               'objects': objs,
                'seconds': {'load': round(t1 - t0, 2), 'census': round(t2 - t1, 2),
-                           'sample': round(t3 - t2, 2)}}, sys.stdout, indent=1)
+                           'sample': round(t3 - t2, 2), 'objects': round(t4 - t3, 2)}}, sys.stdout, indent=1)
     sys.stdout.write('\n')
 
 
