@@ -657,7 +657,11 @@ def check_census(check, cap, cd, od, dumps):
     check_objects(check, cap, od, cd, drgn)
     check_crash_census(check, cap, od, cd)
     t = os.path.join(od, "vmcore.elf-paging.whatis___json__.time")
-    wt = open(t).read().split()[0] if os.path.exists(t) else "?"
+    wt = "?"
+    if os.path.exists(t):       # GNU time: "[Command exited ...]\nSECONDS KB"
+        last = open(t).read().strip().splitlines()[-1:]
+        wt = last[0].split()[0] if last and "exited" not in "".join(open(t).read().splitlines()[:1]) else \
+            f"{last[0].split()[0]} (failed)" if last else "?"
     dt = (drgn or {}).get("seconds", {})
     return (f"{cap}: census drift between the guest's reads: "
             + ", ".join(f"{n} {v} lines" for n, v in drift.items())
