@@ -37,12 +37,14 @@
 # [mem.ram], gt/ (guest ground truth), slabinfo.final (the guest's
 # /proc/slabinfo printed just before the stop), slabinfo.after (printed
 # again once the dumps are taken and the guest runs on: the dump lies between
-# the two), serial.log, timings.txt, capture.stamp. Needs root only for mknod
+# the two), census/{1,2,A}/{meminfo,buddyinfo,zoneinfo,vmstat,vmallocinfo}
+# (the memory census read twice just before the stop, builtins only, and once
+# after the dumps), serial.log, timings.txt, capture.stamp. Needs root only for mknod
 # and nothing else; run tests/linux/setup.sh first.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SCRIPT_VERSION=5
+SCRIPT_VERSION=6
 
 OUTDIR=; KASLR=0; LIVE=0; KEEP=0; HOOK=; TIMEOUT=600; FORCE=0; KCORE_BIN=
 while [ $# -gt 0 ]; do
@@ -118,13 +120,14 @@ stamp_text() {
 }
 OUTPUTS=(vmcore.elf vmcore.elf-paging vmcore.kdump-zlib.flat vmcore.kdump-zlib vmcore.kdump-zlib.uts
 	vmcore.mdf-d31 vmcore.mdf-lzo vmcore.mdf-split.1 vmcore.mdf-split.2 vmcore.mdf-split.3
-	slabinfo.final slabinfo.after serial.log timings.txt gt/slabinfo gt/vmcoreinfo not-made.txt)
+	slabinfo.final slabinfo.after serial.log timings.txt gt/slabinfo gt/vmcoreinfo not-made.txt
+	gt/vmallocinfo census/1/meminfo census/2/meminfo census/A/meminfo census/2/vmallocinfo census/A/zoneinfo)
 [ $LIVE = 1 ] && OUTPUTS+=(mem.ram)
 if [ -n "$KCORE_BIN" ]; then
 	[ -x "$KCORE_BIN" ] || die "capture: --kcore $KCORE_BIN is not an executable"
 	KCORE_BIN=$(cd "$(dirname "$KCORE_BIN")" && pwd)/$(basename "$KCORE_BIN")
 	OUTPUTS=(vmcore.elf slabinfo.final slabinfo.after serial.log timings.txt gt/slabinfo gt/vmcoreinfo
-		kcore/slab kcore/before kcore/after kcore/rc)
+		kcore/slab kcore/before kcore/after kcore/rc census/2/meminfo census/A/meminfo)
 fi
 
 if [ $FORCE = 0 ] && [ -f "$STAMP" ] && [ "$(head -n 5 "$STAMP")" = "$(stamp_text)" ]; then
@@ -344,6 +347,12 @@ head -n 1 "$OUTDIR/slabinfo.final" | grep -q '^slabinfo - version' || fail "slab
 "$PY" "$KVS_LINUX_DIR/dumptools.py" serial-section "$SERIAL" \
 	===LC_SLABINFO_AFTER_BEGIN=== ===LC_SLABINFO_AFTER_END=== "$OUTDIR/slabinfo.after" || fail "slabinfo.after"
 head -n 1 "$OUTDIR/slabinfo.after" | grep -q '^slabinfo - version' || fail "slabinfo.after is garbled"
+# The memory census read twice just before the dump and once after it.
+rm -rf "$OUTDIR/census"
+"$PY" "$KVS_LINUX_DIR/dumptools.py" census "$SERIAL" "$OUTDIR" || fail "census reads"
+grep -q '^MemTotal:' "$OUTDIR/census/2/meminfo" || fail "census/2/meminfo is garbled"
+grep -q '^0x' "$OUTDIR/census/2/vmallocinfo" || fail "census/2/vmallocinfo is garbled"
+grep -q '^0x0000000000000000' "$OUTDIR/census/2/vmallocinfo" && fail "vmallocinfo addresses are hidden (kptr_restrict)"
 if [ -n "$KCORE_BIN" ]; then
 	STEP="kcore outputs"
 	mkdir -p "$OUTDIR/kcore"

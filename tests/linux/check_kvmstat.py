@@ -22,7 +22,10 @@ outputs by realcore.sh; OUT/CAPTURE/forms.txt lists the forms kvmstat read):
     slabinfo.after) agree on the line, and each number lies within the two
     reads where they do not; anything else fails;
   - `kvmstat dmesg` is byte-identical to crash's `log`;
-  - `kvmstat info` names the kernel the guest's /proc/version names.
+  - `kvmstat info` names the kernel the guest's /proc/version names;
+  - the memory census (check_census.py): mem, buddyinfo, zoneinfo, vmalloc,
+    whatis and slab --objects against the guest's /proc reads around the
+    dump, drgn and crash.
 Prints one line per failed check, a summary per capture, the form table
 (which oracles checked kvmstat on each form), what an oracle could not read,
 what could not be made here, what was opted out, and finally
@@ -33,6 +36,9 @@ import json
 import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_census import check_census  # noqa: E402
 
 passed = 0
 failed = 0
@@ -470,6 +476,7 @@ def main():
         version = open(os.path.join(cd, "gt", "version")).read().strip()
         check(info.get("version") == version, f"{cap}: info version",
               f"{info.get('version')!r} vs /proc/version {version!r}")
+        census_line = check_census(check, cap, cd, od, dumps)
         times = []
         for d in dumps:
             t = open(os.path.join(od, f"{d}.slab___json.time")).read().split()
@@ -477,6 +484,7 @@ def main():
         print(f"{cap}: {len(ours['caches'])} caches; {failed - before} failed checks; "
               f"changed between the guest's reads before and after the dump: "
               f"{', '.join(changed) or 'none'}; slab --json: {'; '.join(times)}")
+        print(census_line)
     kd = os.path.join(capdir, "kcore", "kcore")
     if os.environ.get("KVS_KCORE", "1") == "1":
         if check(os.path.exists(os.path.join(kd, "rc")), "kcore: the capture's outputs exist"):

@@ -10,6 +10,9 @@
   dumptools.py serial-section SERIAL BEGIN END OUT
       Write the lines strictly between the marker lines BEGIN and END (the last
       such section in the file), with CRs removed.
+  dumptools.py census SERIAL OUTDIR
+      Split the guest's census reads (LC_CENSUS_1, _2 before the dump, _A after
+      it) into OUTDIR/census/{1,2,A}/{meminfo,buddyinfo,zoneinfo,vmstat,vmallocinfo}.
   dumptools.py ram-vs-elf RAM ELF
       Compare a raw guest-RAM file page by page with a paging=false ELF dump.
   dumptools.py ram-vmcoreinfo RAM
@@ -100,6 +103,39 @@ def serial_section(src, begin, end, dst):
         o.write(''.join(l + '\n' for l in data[s:e]))
 
 
+CENSUS_FILES = ('meminfo', 'buddyinfo', 'zoneinfo', 'vmstat', 'vmallocinfo')
+
+
+def census(src, outdir):
+    """Each census read of the serial log into its own directory."""
+    import os
+    data = open(src, 'rb').read().replace(b'\r', b'').decode('latin-1').split('\n')
+    for tag in ('1', '2', 'A'):
+        begin, end = f'===LC_CENSUS_{tag}_BEGIN===', f'===LC_CENSUS_{tag}_END==='
+        starts = [i for i, l in enumerate(data) if l.strip() == begin]
+        if not starts:
+            sys.exit(f'census: marker {begin} not found in {src}')
+        s = starts[-1] + 1
+        try:
+            e = next(i for i in range(s, len(data)) if data[i].strip() == end)
+        except StopIteration:
+            sys.exit(f'census: marker {end} not found after {begin} in {src}')
+        files, cur = {}, None
+        for line in data[s:e]:
+            if line.startswith('===LC_FILE_') and line.strip().endswith('==='):
+                cur = line.strip()[len('===LC_FILE_'):-3]
+                files[cur] = []
+            elif cur is not None:
+                files[cur].append(line)
+        d = os.path.join(outdir, 'census', tag)
+        os.makedirs(d, exist_ok=True)
+        for name in CENSUS_FILES:
+            if name not in files or not files[name]:
+                sys.exit(f'census: read {tag} has no {name} in {src}')
+            with open(os.path.join(d, name), 'w') as o:
+                o.write(''.join(l + '\n' for l in files[name]))
+
+
 def elf_info(src):
     with open(src, 'rb') as f:
         eh, phoff, shoff, phentsize, phnum = elf_hdr(f)
@@ -166,6 +202,8 @@ def main():
         move_phdrs(*a[1:])
     elif cmd == 'serial-section' and len(a) == 5:
         serial_section(*a[1:])
+    elif cmd == 'census' and len(a) == 3:
+        census(*a[1:])
     elif cmd == 'ram-vs-elf' and len(a) == 3:
         sys.exit(1 if ram_vs_elf(*a[1:]) else 0)
     elif cmd == 'ram-vmcoreinfo' and len(a) == 2:

@@ -3,11 +3,16 @@
 # /init of the capture initramfs (tests/linux/capture.sh copies it in).
 # Runs under busybox ash as PID 1 on the Debian kernel under QEMU.
 # Serial protocol (ttyS0): "LC_STEP name uptime" lines, then
+#   ===LC_CENSUS_1_BEGIN=== ... ===LC_CENSUS_1_END===  (first census read)
+#   ===LC_CENSUS_2_BEGIN=== ... ===LC_CENSUS_2_END===  (second census read)
 #   ===LC_SLABINFO_BEGIN=== /proc/slabinfo ===LC_SLABINFO_END===
 #   ===LC_READY_FOR_DUMP===
 #   (the host stops the guest, dumps, continues it and sends "again")
 #   ===LC_SLABINFO_AFTER_BEGIN=== /proc/slabinfo ===LC_SLABINFO_AFTER_END===
+#   ===LC_CENSUS_A_BEGIN=== ... ===LC_CENSUS_A_END===  (census read after the dump)
 #   ===LC_AFTER_DONE===
+# A census read prints /proc/{meminfo,buddyinfo,zoneinfo,vmstat,vmallocinfo},
+# each between ===LC_FILE_<name>=== lines, with shell builtins only.
 # From the first slabinfo print on nothing forks, so the dump sees the state
 # between the two prints.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /bin /sbin /usr/bin /usr/sbin /gt
@@ -17,6 +22,9 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+# Root sees real addresses in /proc/vmallocinfo (%pK): 0 would hash them,
+# 2 would print zeros; 1 prints them to a reader with CAP_SYSLOG.
+echo 1 > /proc/sys/kernel/kptr_restrict
 
 step() { read -r up rest < /proc/uptime; echo "LC_STEP $1 $up"; }
 err() { echo "LC_ERROR $*"; }
@@ -56,7 +64,7 @@ step activity
 # --- ground truth onto /dev/vda as a raw tar stream ----------------------
 cp /proc/slabinfo /gt/slabinfo
 cat /proc/profile > /gt/profile
-for f in meminfo vmstat buddyinfo iomem zoneinfo modules cmdline version uptime; do
+for f in meminfo vmstat buddyinfo iomem zoneinfo vmallocinfo modules cmdline version uptime; do
 	cat /proc/$f > /gt/$f
 done
 ps > /gt/ps
@@ -97,6 +105,16 @@ if [ $KCORE = 1 ]; then
 fi
 
 # --- the authoritative truth: last thing before READY, no fork -----------
+census() {  # census TAG: the memory census files, builtins only, no fork
+	echo "===LC_CENSUS_$1_BEGIN==="
+	for f in meminfo buddyinfo zoneinfo vmstat vmallocinfo; do
+		echo "===LC_FILE_$f==="
+		while IFS= read -r l; do echo "$l"; done < /proc/$f
+	done
+	echo "===LC_CENSUS_$1_END==="
+}
+census 1
+census 2
 echo "===LC_SLABINFO_BEGIN==="
 while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
 echo "===LC_SLABINFO_END==="
@@ -109,6 +127,7 @@ after() {
 	echo "===LC_SLABINFO_AFTER_BEGIN==="
 	while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
 	echo "===LC_SLABINFO_AFTER_END==="
+	census A
 	echo "===LC_AFTER_DONE==="
 }
 if [ $LIVE = 1 ]; then

@@ -94,7 +94,7 @@ version_key() {
 oracle_hash() {
 	local cap=$1 f
 	{
-		for f in oracle_drgn.py oracle_crash.sh run_oracles.sh compare.py dumptools.py lib.sh; do
+		for f in oracle_drgn.py oracle_crash.sh oracle_census.py oracle_crash_census.sh run_oracles.sh compare.py dumptools.py lib.sh; do
 			printf '== %s\n' "$f"; cat "$KVS_LINUX_DIR/$f"
 		done
 		printf '== versions\n'

@@ -24,6 +24,9 @@ cd "$(dirname "$0")/../.." || exit 1
 KVMSTAT=${1:-${KVMSTAT:-build/analyzers/kvmstat}}
 CACHE=${KVS_LINUX_CACHE:-/var/cache/kvmstat-linux}
 export KVS_LINUX_CACHE=$CACHE
+# The captures' root (KVS_CAPTURES_ROOT: a second root, e.g. new captures
+# made beside the ones in use, swapped in by a rename once complete).
+CAPROOT=${KVS_CAPTURES_ROOT:-$CACHE/captures}
 . tests/linux/lib.sh
 T_START=$(date +%s)
 fail() { echo "linux-realcore: FAILED at step: $*" >&2; echo "linux-realcore: 0 passed, 1 failed"; exit 1; }
@@ -63,7 +66,7 @@ for t in ${KVS_SKIP_ORACLES:-}; do OPTED+=("oracle $t (KVS_SKIP_ORACLES)"); done
 export KVS_OPTED_OUT
 KVS_OPTED_OUT=$(printf '%s\n' "${OPTED[@]}")
 for cap in "${captures[@]}"; do
-	dir=$CACHE/captures/$cap
+	dir=$CAPROOT/$cap
 	args=()
 	[ "$cap" = kaslr ] && args=(--kaslr)
 	[ "$cap" = live ] && args=(--kaslr --live)
@@ -96,10 +99,31 @@ for cap in "${captures[@]}"; do
 			    2>"$OUT/$cap/$d.nodebug.$tag.err"
 			echo $? >"$OUT/$cap/$d.nodebug.$tag.rc"
 		done
+		# The memory census (check_census.py), with and without vmlinux.
+		for c in "mem --json" "mem" "buddyinfo" "buddyinfo --json" "zoneinfo --json" \
+		    "vmalloc" "vmalloc --json" "whatis --json -"; do
+			tag=$(echo "$c" | tr -c 'a-z\n' '_')
+			for n in "" nodebug.; do
+				nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+				/usr/bin/time -f "%e %M" -o "$OUT/$cap/$d.$n$tag.time" \
+				    "$KVMSTAT" "${nargs[@]}" -M "$path" "${raw[@]}" $c <"$dir/oracles/whatis.addrs" \
+				    >"$OUT/$cap/$d.$n$tag" 2>"$OUT/$cap/$d.$n$tag.err"
+				echo $? >"$OUT/$cap/$d.$n$tag.census-rc"
+			done
+		done
 		# The decompressed-page cache's counters (kdump forms only).
 		"$KVMSTAT" -M "$path" "${raw[@]}" info --stats --json >"$OUT/$cap/$d.stats" \
 		    2>"$OUT/$cap/$d.stats.err"
 		echo $? >"$OUT/$cap/$d.stats.rc"
+	done
+	# Every object of a few caches (crash's kmem -S on the same dump).
+	for c in kmalloc-64 kmem_cache dentry task_struct; do
+		for n in "" nodebug.; do
+			nargs=(-N "$VMLINUX"); [ -n "$n" ] && nargs=()
+			"$KVMSTAT" "${nargs[@]}" -M "$dir/vmcore.elf" slab --objects "$c" --json \
+			    >"$OUT/$cap/vmcore.elf.${n}slab_objects_$c" 2>"$OUT/$cap/vmcore.elf.${n}slab_objects_$c.err"
+			echo $? >"$OUT/$cap/vmcore.elf.${n}slab_objects_$c.census-rc"
+		done
 	done
 	# A kernel file with symbols but no types: the dump's BTF answers.
 	"$KVMSTAT" -N "$STRIPPED" -M "$dir/vmcore.elf" slab --json >"$OUT/$cap/stripped.slab___json" \
@@ -127,8 +151,8 @@ done
 # read just before and just after it (redone when kvmstat changes).
 if [ "${KVS_KCORE:-1}" = 1 ]; then
 	step "capture kcore (kvmstat -M /proc/kcore in the guest)"
-	bash tests/linux/capture.sh "$CACHE/captures/kcore" --kaslr --kcore "$KVMSTAT" ||
-		fail "capture kcore (see $CACHE/captures/kcore/serial.log)"
+	bash tests/linux/capture.sh "$CAPROOT/kcore" --kaslr --kcore "$KVMSTAT" ||
+		fail "capture kcore (see $CAPROOT/kcore/serial.log)"
 fi
 step "compare"
-KVS_T_START=$T_START SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CACHE/captures" "$OUT" "${captures[@]}"
+KVS_T_START=$T_START SYSTEM_MAP=$SYSTEM_MAP python3 tests/linux/check_kvmstat.py "$CAPROOT" "$OUT" "${captures[@]}"

@@ -8,6 +8,10 @@
 #   crash.<form>.tsv   oracle_crash.sh output (kmem -s), for each form crash reads
 #   crash.<form>.raw   crash's own kmem -s output on that form
 #   crash.kmem.raw, crash.log.raw   crash's kmem -s and log on vmcore.elf
+#   census.drgn.json   oracle_census.py on vmcore.elf-paging (zones, meminfo
+#                      counters, vmalloc areas, the whatis sample + drgn's answers)
+#   whatis.addrs       the sample's addresses, one a line
+#   crash.census.raw, crash.whatis/N   oracle_crash_census.sh on vmcore.elf
 #   <tool>.<form>.err  stderr of runs that failed
 #   readers.tsv        form, tool, result (+ read, - could not, skip), seconds,
 #                      how it was read, and the error of a failed read
@@ -116,6 +120,32 @@ if ! skipped crash; then
 		{ echo "run_oracles: crash log on vmcore.elf failed: $(lasterr "$O/crash.log.err")" >&2; unexpected=1; }
 	rm -f "$O/log.cmds"
 	[ -s "$O/crash.log.err" ] || rm -f "$O/crash.log.err"
+fi
+# The memory census (issue 26): drgn's zones, meminfo counters, vmalloc
+# areas and a whatis sample of >= 1000 addresses drawn from the dump
+# (oracle_census.py on vmcore.elf-paging), and crash's kmem -i/-z/-f/-V/-v/-S
+# and kmem ADDR on the same addresses (vmcore.elf).
+if ! skipped drgn && ! skipped crash; then
+	t0=$(now)
+	if "$PY" "$KVS_LINUX_DIR/oracle_census.py" "$CAP/vmcore.elf-paging" "$VMLINUX" \
+	    >"$O/census.drgn.json" 2>"$O/census.drgn.err"; then
+		row census:vmcore.elf-paging drgn + "$(elapsed "$t0")" oracle_census.py ""
+		rm -f "$O/census.drgn.err"
+		"$PY" -c 'import json,sys; [print(e["address"]) for e in json.load(open(sys.argv[1]))["sample"]]' \
+			"$O/census.drgn.json" >"$O/whatis.addrs"
+	else
+		row census:vmcore.elf-paging drgn - "$(elapsed "$t0")" oracle_census.py "UNEXPECTED $(lasterr "$O/census.drgn.err")"
+		unexpected=1; : >"$O/whatis.addrs"
+	fi
+	t0=$(now)
+	if "$KVS_LINUX_DIR/oracle_crash_census.sh" "$CAP/vmcore.elf" "$VMLINUX" "$O" "$O/whatis.addrs" \
+	    2>"$O/crash.census.err"; then
+		row census:vmcore.elf crash + "$(elapsed "$t0")" "kmem -i -z -f -V -v -S, kmem ADDR x$(grep -c . "$O/whatis.addrs")" ""
+		[ -s "$O/crash.census.err" ] || rm -f "$O/crash.census.err"
+	else
+		row census:vmcore.elf crash - "$(elapsed "$t0")" oracle_crash_census.sh "UNEXPECTED $(lasterr "$O/crash.census.err")"
+		unexpected=1
+	fi
 fi
 cat "$M"
 echo
