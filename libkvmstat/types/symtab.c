@@ -433,6 +433,10 @@ kvs_symtab_at(struct kvs_symtab *st, uint64_t addr, uint64_t *off)
 	s = &st->syms[st->byaddr[lo - 1]];
 	if (s->size != 0 && addr >= s->value + s->size)
 		return NULL;
+	/* an unsized symbol (kallsyms') reaches the next one; the last one
+	 * only itself: an address past it (a module's) is in no symbol */
+	if (s->size == 0 && lo == st->naddr && addr != s->value)
+		return NULL;
 	if (off != NULL)
 		*off = addr - s->value;
 	return s->name;

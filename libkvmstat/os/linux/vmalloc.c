@@ -71,6 +71,88 @@ layout(kvs_t *kd, struct vlayout *L)
 	return 0;
 }
 
+/*
+ * A loaded module's symbol for addr, as %pS names it: the module whose core
+ * (struct module's core_layout, or mem[MOD_TEXT] from 6.4) holds addr, and
+ * the nearest symbol at or below it in the module's own kallsyms (struct
+ * mod_kallsyms: an Elf64_Sym table and its strings); the size runs to the
+ * next symbol.  "name+0xoff/0xsize [module]", or 0 if none.
+ */
+#define MOD_LIST_MAX 100000
+#define MOD_SYMS_MAX 1000000
+static int
+module_caller(kvs_t *kd, uint64_t addr, char *buf, size_t len)
+{
+	struct kvs_typeinfo tl, tn, tk, tb, ts, tkl;
+	uint64_t head, pos, n = 0;
+	int found = 0;
+
+	if (kvs_symbol(kd, "modules", &head, NULL) != 0 ||
+	    kvs_member(kd, "struct module", "list", &tl) != 0 ||
+	    kvs_member(kd, "struct module", "name", &tn) != 0 ||
+	    kvs_member(kd, "struct module", "kallsyms", &tk) != 0 ||
+	    kvs_member(kd, "struct mod_kallsyms", "symtab", &ts) != 0 ||
+	    kvs_member(kd, "struct mod_kallsyms", "num_symtab", &tkl) != 0 ||
+	    (kvs_member(kd, "struct module", "core_layout.base", &tb) != 0 &&
+	    kvs_member(kd, "struct module", "mem", &tb) != 0)) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	if (kread_u64(kd, head, &pos) != 0) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	while (pos != head && pos != 0 && n++ < MOD_LIST_MAX && !found) {
+		uint64_t mod = pos - tl.offset, base = 0, ks = 0, symtab = 0, strtab = 0, best = 0,
+		    bestv = 0, nextv = UINT64_MAX, i;
+		uint32_t size = 0, nsym = 0;
+		char mname[64] = "";
+		if (kread_u64(kd, mod + tb.offset, &base) != 0 ||
+		    kvs_read(kd, mod + tb.offset + 8, &size, 4) != 0 ||
+		    kread_u64(kd, mod + tk.offset, &ks) != 0 ||
+		    kread_u64(kd, pos, &pos) != 0)
+			break;
+		if (addr < base || addr - base >= size || ks == 0)
+			continue;
+		if (kvs_read_string(kd, mod + tn.offset, mname, sizeof(mname), NULL) < 0 ||
+		    kread_u64(kd, ks + ts.offset, &symtab) != 0 ||
+		    kvs_read(kd, ks + tkl.offset, &nsym, 4) != 0 ||
+		    kread_u64(kd, ks + 16, &strtab) != 0 || nsym > MOD_SYMS_MAX)
+			break;
+		for (i = 0; i < nsym; i++) {
+			uint8_t sym[24];
+			uint64_t v;
+			if (kvs_read(kd, symtab + i * 24, sym, sizeof(sym)) != 0)
+				break;
+			memcpy(&v, sym + 8, 8);
+			if ((sym[4] & 0xf) != 2 || v == 0)          /* STT_FUNC */
+				continue;
+			if (v <= addr && v >= bestv) {
+				bestv = v;
+				best = i + 1;
+			} else if (v > addr && v < nextv)
+				nextv = v;
+		}
+		if (best != 0) {
+			uint8_t sym[24];
+			uint32_t noff;
+			char sn[128];
+			if (kvs_read(kd, symtab + (best - 1) * 24, sym, sizeof(sym)) == 0) {
+				memcpy(&noff, sym, 4);
+				if (kvs_read_string(kd, strtab + noff, sn, sizeof(sn), NULL) >= 0) {
+					int w = snprintf(buf, len, "%.100s+0x%" PRIx64 "/0x%" PRIx64
+					    " [%.56s]", sn, addr - bestv,
+					    (nextv != UINT64_MAX ? nextv : base + size) - bestv, mname);
+					found = w > 0 && (size_t)w < len;
+				}
+			}
+		}
+		break;
+	}
+	kerr_clear(&kd->err);
+	return found;
+}
+
 /* "%pS": name+0xoff/0xsize, or the bare address. */
 static void
 caller_name(kvs_t *kd, uint64_t addr, char *buf, size_t len)
@@ -80,13 +162,18 @@ caller_name(kvs_t *kd, uint64_t addr, char *buf, size_t len)
 
 	if (s == NULL) {
 		kerr_clear(&kd->err);
-		snprintf(buf, len, "0x%" PRIx64, addr);
+		if (!module_caller(kd, addr, buf, len))
+			snprintf(buf, len, "0x%" PRIx64, addr);
 		return;
 	}
-	if (kvs_symbol(kd, s, &sa, &size) != 0 || size == 0) {
+	/* %pS's size is kallsyms': up to the next symbol (padding included),
+	 * not the ELF symbol's own size */
+	{
 		uint64_t next;
-		kerr_clear(&kd->err);
+		(void)sa;
 		size = kvs_symbol_next(kd, addr, &next) == 0 && next > addr ? next - (addr - off) : 0;
+		if (size == 0 && kvs_symbol(kd, s, &sa, &size) != 0)
+			size = 0;
 		kerr_clear(&kd->err);
 	}
 	snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, s, off, size);
@@ -189,7 +276,13 @@ one(kvs_t *kd, const struct vlayout *L, uint64_t va, bool purge, struct acc *a, 
 	{
 		/* is_vmalloc_addr(pages): the page array itself vmalloc'ed. */
 		uint64_t pages = kfield_get(vb, sizeof(vb), &L->pages);
-		uint64_t lo = kread_sym_uint_or(kd, "vmalloc_base", 0xffffc90000000000ULL);
+		/* vmalloc_base is an unsigned long: 8 bytes, also when no type
+		 * says so (symbols from kallsyms, types from BTF) */
+		uint64_t lo = 0xffffc90000000000ULL, at;
+		if (kvs_symbol(kd, "vmalloc_base", &at, NULL) != 0 || kread_u64(kd, at, &lo) != 0) {
+			kerr_clear(&kd->err);
+			lo = 0xffffc90000000000ULL;
+		}
 		if (pages >= lo && pages < lo + (32ULL << 40))
 			add_word(v->flags, sizeof(v->flags), "vpages");
 	}

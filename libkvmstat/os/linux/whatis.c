@@ -192,13 +192,20 @@ linux_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 		return 0;
 	}
 	kerr_clear(&kd->err);
-	/* The image between symbols (assembly, padding): named from _text. */
+	/* The image between symbols (assembly, padding): named from _stext
+	 * (as crash and drgn name it), or _text before it. */
 	{
-		uint64_t t, e;
+		uint64_t t, e, st;
 		if (kvs_symbol(kd, "_text", &t, NULL) == 0 && kvs_symbol(kd, "_end", &e, NULL) == 0 &&
 		    addr >= t && addr < e) {
+			const char *base = "_text";
+			if (kvs_symbol(kd, "_stext", &st, NULL) == 0 && addr >= st) {
+				base = "_stext";
+				t = st;
+			}
+			kerr_clear(&kd->err);
 			w->kind = KVS_WHATIS_SYMBOL;
-			snprintf(w->symbol, sizeof(w->symbol), "_text+0x%" PRIx64, addr - t);
+			snprintf(w->symbol, sizeof(w->symbol), "%s+0x%" PRIx64, base, addr - t);
 			snprintf(w->note, sizeof(w->note), "in the kernel image, in no function or "
 			    "object symbol");
 			return 0;
