@@ -328,8 +328,18 @@ cmd_vmalloc(kvs_t *kd, const struct opts *o)
 			json_object_set_new(r, "end", json_kaddr(v[i].end));
 			json_object_set_new(r, "size", bad ? json_null() :
 			    json_integer((json_int_t)v[i].size));
-			json_object_set_new(r, "caller", v[i].caller_sym[0] ?
-			    json_dumpstr(v[i].caller_sym) : json_null());
+			{
+				/* "sym+0xoff/0xsize [module]": the module apart */
+				char cs[sizeof(v[i].caller_sym)], *br;
+				snprintf(cs, sizeof(cs), "%s", v[i].caller_sym);
+				br = strstr(cs, " [");
+				if (br != NULL && cs[strlen(cs) - 1] == ']') {
+					cs[strlen(cs) - 1] = '\0';
+					json_object_set_new(r, "module", json_dumpstr(br + 2));
+					*br = '\0';
+				}
+				json_object_set_new(r, "caller", cs[0] ? json_dumpstr(cs) : json_null());
+			}
 			json_object_set_new(r, "caller_address", v[i].caller ?
 			    json_kaddr(v[i].caller) : json_null());
 			json_object_set_new(r, "pages", json_integer((json_int_t)v[i].nr_pages));

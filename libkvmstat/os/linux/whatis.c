@@ -187,6 +187,13 @@ linux_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 	}
 	/* Symbols of the kernel half only: per-CPU symbols are offsets. */
 	if (addr >= KERNEL_HALF && (s = kvs_symbol_at(kd, addr, &off)) != NULL) {
+		uint64_t st;
+		/* the text's first byte has two names: _stext, as crash and drgn
+		 * say (kallsyms keeps _text first) */
+		if (strcmp(s, "_text") == 0 && kvs_symbol(kd, "_stext", &st, NULL) == 0 &&
+		    st == addr - off)
+			s = "_stext";
+		kerr_clear(&kd->err);
 		w->kind = KVS_WHATIS_SYMBOL;
 		snprintf(w->symbol, sizeof(w->symbol), "%s+0x%" PRIx64, s, off);
 		return 0;
