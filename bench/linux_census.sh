@@ -29,19 +29,28 @@ printf 'kmem -i\nquit\n' >"$tmp/crash.cmds"
 import sys, drgn
 from drgn.helpers.linux.slab import for_each_slab_cache, slab_cache_for_each_allocated_object
 prog = drgn.Program(); prog.set_core_dump(sys.argv[1]); prog.load_debug_info([sys.argv[2]])
+seen = set()
 out = []
 caches = list(for_each_slab_cache(prog))
-per = max(1, 1000 // max(1, len(caches)) + 1)
-for c in caches:
-    n = 0
-    try:
-        for o in slab_cache_for_each_allocated_object(c, 'char'):
-            out.append(o.value_() + c.object_size.value_() // 2)
-            n += 1
-            if n >= per:
-                break
-    except Exception:
-        continue
+# a few of every cache first, then more of the larger ones, to 1,000
+for per in (7, 60, 1000):
+    for c in caches:
+        n = 0
+        try:
+            for o in slab_cache_for_each_allocated_object(c, 'char'):
+                a = o.value_() + c.object_size.value_() // 2
+                n += 1
+                if a not in seen:
+                    seen.add(a)
+                    out.append(a)
+                if n >= per or len(out) >= 1000:
+                    break
+        except Exception:
+            continue
+        if len(out) >= 1000:
+            break
+    if len(out) >= 1000:
+        break
 with open(sys.argv[3], 'w') as f:
     f.write('\n'.join('0x%x' % a for a in out[:1000]) + '\n')
 PY

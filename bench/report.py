@@ -31,6 +31,9 @@ def main():
     uma = jsonl(os.path.join(d, "uma.jsonl"))
     types = jsonl(os.path.join(d, "types.jsonl"))
     slab = json.load(open(os.path.join(d, "slab.json")))
+    cj = os.path.join(d, "census.json")
+    census = json.load(open(cj)) if os.path.exists(cj) else {"available": False,
+                                                              "why": "not measured"}
     pyw = os.path.join(d, "pywalk.json")
     pywalk = json.load(open(pyw)) if os.path.exists(pyw) else {"available": False,
                                                                "why": "not measured"}
@@ -56,7 +59,8 @@ def main():
             r["vs_drgn_rss"] = r["peak_rss_kib"] / ref["peak_rss_kib"]
 
     doc = {"meta": meta, "open": opens, "malloc_refresh": malloc, "uma_refresh": uma,
-           "type_lookup": types, "linux_slab": slab, "python_walks": pywalk}
+           "type_lookup": types, "linux_slab": slab, "python_walks": pywalk,
+           "linux_census": census}
     with open(out_json, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -197,6 +201,20 @@ def main():
                                               r["peak_rss_kib"] / 1024))
     else:
         w("| not available: %s | | | |" % slab.get("why", "?"))
+    w("")
+    w("## Linux memory census against crash and drgn")
+    w("")
+    w("bench/linux_census.sh on the nokaslr capture: `mem` against crash's `kmem -i`, and")
+    w("1,000 `whatis` (objects of every cache) against drgn's slab_object_info, one process each.")
+    w("")
+    w("| question | kvmstat s | peer | peer s | kvmstat / peer |")
+    w("| --- | ---: | --- | ---: | ---: |")
+    if isinstance(census, list):
+        for r in census:
+            w("| %s | %.3f | %s | %.3f | %.3f× |" % (r["question"], r["kvmstat_s"], r["peer"],
+                                                   r["peer_s"], r["ratio"]))
+    else:
+        w("| not available: %s | | | | |" % census.get("why", "?"))
     w("")
     w("## Python object layer against drgn")
     w("")
