@@ -51,6 +51,13 @@ else
   arm=$(sed -n 's/^linux-kernels: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/kernels.log" | tail -1)
   [ -n "$arm" ] || arm="0 1"
   realcore="$(( ${realcore% *} + ${arm% *} )) $(( ${realcore#* } + ${arm#* } ))"
+  # drgn running the same script as kvmstat's Python layer, and kallsyms
+  # against System.map, on realcore's captures: counted with the above.
+  echo "== drgn_compat and kallsyms_check on the captures (tests/linux/extra_checks.sh)"
+  bash tests/linux/extra_checks.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/extra.log" | tail -n 6
+  ex=$(sed -n 's/^linux-extra: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/extra.log" | tail -1)
+  [ -n "$ex" ] || ex="0 1"
+  realcore="$(( ${realcore% *} + ${ex% *} )) $(( ${realcore#* } + ${ex#* } ))"
 fi
 
 # Mutation testing: small plausible bugs, each of which some suite must
