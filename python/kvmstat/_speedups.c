@@ -476,7 +476,66 @@ setup(PyObject *mod, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/*
+ * walk(prog, first, next_off, stop, limit): the addresses of a linked
+ * list's nodes, read as words: first, then the word at node + next_off,
+ * until stop (a list's head) or 0; more than limit nodes raises (a cycle).
+ */
+static PyObject *
+walk(PyObject *mod, PyObject *args)
+{
+	PyObject *prog, *p, *k, *out;
+	unsigned long long first, off, stop, limit, pos, n = 0;
+	kvs_read_fn rd;
+	void *kd;
+
+	(void)mod;
+	if (!PyArg_ParseTuple(args, "OKKKK", &prog, &first, &off, &stop, &limit))
+		return NULL;
+	if ((p = PyObject_GetAttr(prog, s_cread)) == NULL)
+		return NULL;
+	rd = (kvs_read_fn)PyLong_AsVoidPtr(p);
+	Py_DECREF(p);
+	if ((k = PyObject_GetAttr(prog, s_kd)) == NULL)
+		return NULL;
+	kd = PyLong_AsVoidPtr(k);
+	Py_DECREF(k);
+	if (PyErr_Occurred() || (out = PyList_New(0)) == NULL)
+		return NULL;
+	for (pos = first; pos != stop && pos != 0; ) {
+		PyObject *v;
+		uint64_t nx;
+		if (++n > limit) {
+			Py_DECREF(out);
+			PyErr_Format(PyExc_RuntimeError, "list at 0x%llx does not end", stop);
+			return NULL;
+		}
+		if ((v = PyLong_FromUnsignedLongLong(pos)) == NULL || PyList_Append(out, v) != 0) {
+			Py_XDECREF(v);
+			Py_DECREF(out);
+			return NULL;
+		}
+		Py_DECREF(v);
+		if (rd(kd, pos + off, &nx, 8) != 0) {
+			PyObject *a = PyLong_FromUnsignedLongLong(pos + off), *err;
+			Py_DECREF(out);
+			if (a == NULL)
+				return NULL;
+			err = PyObject_CallMethodOneArg(prog, s_fault, a);
+			Py_DECREF(a);
+			if (err != NULL) {
+				PyErr_SetObject((PyObject *)Py_TYPE(err), err);
+				Py_DECREF(err);
+			}
+			return NULL;
+		}
+		pos = nx;
+	}
+	return out;
+}
+
 static PyMethodDef mod_methods[] = {
+	{ "walk", walk, METH_VARARGS, "walk(prog, first, next_off, stop, limit): node addresses" },
 	{ "setup", setup, METH_VARARGS, "setup(TypeKind, Type): before any object" },
 	{ NULL, NULL, 0, NULL },
 };

@@ -77,6 +77,13 @@ def _list_addrs(head, field):
     off = _object.offsetof(prog.type('struct list_head'), field)
     read = prog._read_int
     pos = read(stop + off, 8, False)
+    sp = _object._speedups
+    if sp is not None and hasattr(sp, 'walk'):
+        try:
+            yield from sp.walk(prog, pos, off, stop, WALK_LIMIT)
+        except RuntimeError as e:
+            raise WalkError(str(e)) from None
+        return
     n = 0
     while pos != stop:
         n += 1
