@@ -29,7 +29,14 @@ typedef struct {
 	PyObject *value;        /* a held value, or None */
 	PyObject *bit_offset;   /* int */
 	PyObject *bit_field_size; /* int or None */
+	/* caches, filled on first use: the Program's kvs_read and handle, and
+	 * how this object's (peeled) type reads: kc KC_*, size, signedness */
+	kvs_read_fn rd;
+	void *kd;
+	int kc, sz, sg;
 } ObjectBase;
+
+enum { KC_UNKNOWN = -1, KC_OTHER = 0, KC_INT, KC_BOOL, KC_POINTER, KC_SOU };
 
 /* Interned names and the TypeKind members, set at import. */
 static PyObject *s_pk, *s_tpk, *s_mc, *s_peeled, *s_target_peeled, *s_mref, *s_kind,
@@ -88,6 +95,9 @@ ob_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	o->bit_field_size = Py_NewRef(Py_None);
 	o->prog = Py_NewRef(Py_None);
 	o->type = Py_NewRef(Py_None);
+	o->rd = NULL;
+	o->kd = NULL;
+	o->kc = KC_UNKNOWN;
 	if (o->bit_offset == NULL) {
 		Py_DECREF(o);
 		return NULL;
@@ -257,6 +267,52 @@ read_int(PyObject *prog, uint64_t addr, Py_ssize_t size, int is_signed)
 	return PyLong_FromUnsignedLongLong(v);
 }
 
+/* The object's read path (its Program's kvs_read) and how its type reads:
+ * 0, or -1 with an exception. */
+static int
+prep(ObjectBase *o)
+{
+	if (o->rd == NULL) {
+		PyObject *p = PyObject_GetAttr(o->prog, s_cread), *k;
+		if (p == NULL)
+			return -1;
+		o->rd = (kvs_read_fn)PyLong_AsVoidPtr(p);
+		Py_DECREF(p);
+		if ((k = PyObject_GetAttr(o->prog, s_kd)) == NULL)
+			return -1;
+		o->kd = PyLong_AsVoidPtr(k);
+		Py_DECREF(k);
+		if (PyErr_Occurred())
+			return -1;
+	}
+	if (o->kc == KC_UNKNOWN) {
+		PyObject *t = cached(o->type, s_pk, s_peeled), *kind, *size, *sg;
+		if (t == NULL)
+			return -1;
+		kind = PyObject_GetAttr(t, s_kind);
+		size = PyObject_GetAttr(t, s_size);
+		sg = PyObject_GetAttr(t, s_is_signed);
+		Py_DECREF(t);
+		if (kind == NULL || size == NULL || sg == NULL) {
+			Py_XDECREF(kind);
+			Py_XDECREF(size);
+			Py_XDECREF(sg);
+			return -1;
+		}
+		o->kc = kind == k_int || kind == k_enum ? KC_INT : kind == k_bool ? KC_BOOL :
+		    kind == k_pointer ? KC_POINTER : kind == k_struct || kind == k_union ? KC_SOU :
+		    KC_OTHER;
+		o->sz = size == Py_None ? 0 : (int)PyLong_AsLong(size);
+		o->sg = PyObject_IsTrue(sg) == 1;
+		Py_DECREF(kind);
+		Py_DECREF(size);
+		Py_DECREF(sg);
+		if (PyErr_Occurred())
+			return -1;
+	}
+	return 0;
+}
+
 /* value_(): scalars of reference objects here, the rest in Python. */
 static PyObject *
 ob_value(ObjectBase *o, PyObject *unused)
@@ -268,6 +324,26 @@ ob_value(ObjectBase *o, PyObject *unused)
 	(void)unused;
 	if (o->address == Py_None || o->bit_field_size != Py_None)
 		return PyObject_CallMethodNoArgs((PyObject *)o, s_value_py);
+	if (prep(o) != 0)
+		return NULL;
+	if ((o->kc == KC_INT || o->kc == KC_POINTER || o->kc == KC_BOOL) && o->sz > 0 &&
+	    o->sz <= 8 && (o->sz & (o->sz - 1)) == 0) {
+		uint64_t addr = PyLong_AsUnsignedLongLong(o->address), v = 0;
+		uint8_t buf[8];
+		if (PyErr_Occurred())
+			return NULL;
+		if (o->rd(o->kd, addr, buf, (size_t)o->sz) == 0) {
+			memcpy(&v, buf, (size_t)o->sz);
+			if (o->kc == KC_BOOL)
+				return PyBool_FromLong(v != 0);
+			if (o->sg) {
+				int shift = 64 - 8 * o->sz;
+				return PyLong_FromLongLong((int64_t)(v << shift) >> shift);
+			}
+			return PyLong_FromUnsignedLongLong(v);
+		}
+		/* a fault: the path below raises the Program's FaultError */
+	}
 	if ((t = cached(o->type, s_pk, s_peeled)) == NULL)
 		return NULL;
 	if ((kind = PyObject_GetAttr(t, s_kind)) == NULL) {
@@ -369,6 +445,8 @@ ob_member(ObjectBase *o, PyObject *name)
 	}
 	Py_SETREF(m->prog, Py_NewRef(o->prog));
 	Py_SETREF(m->type, Py_NewRef(PyTuple_GET_ITEM(ref, 1)));
+	m->rd = o->rd;
+	m->kd = o->kd;
 	Py_SETREF(m->address, PyNumber_Add(base, PyTuple_GET_ITEM(ref, 0)));
 	if (PyTuple_GET_ITEM(ref, 2) != Py_None)
 		Py_SETREF(m->bit_offset, Py_NewRef(PyTuple_GET_ITEM(ref, 2)));
