@@ -212,22 +212,30 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		for (i = 0; i < n; i++) {
 			json_t *r = json_object();
 			mt = rows[i];
-			json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+			uint64_t fl = memstat_get_slab_flags(mt);
+			bool noname = (fl & MEMSTAT_SLAB_NAME_UNREADABLE) != 0;
+			bool nocount = (fl & MEMSTAT_SLAB_COUNTS_UNREADABLE) != 0;
+			json_object_set_new(r, "name", noname ? json_null() :
+			    json_dumpstr(memstat_get_name(mt)));
 			json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
 #define U(k, v) json_object_set_new(r, k, json_integer((json_int_t)(v)))
+#define C(k, v) json_object_set_new(r, k, nocount ? json_null() : json_integer((json_int_t)(v)))
 			U("object_size", memstat_get_size(mt));
 			U("size", memstat_get_rsize(mt));
 			U("objects_per_slab", memstat_get_slab_objperslab(mt));
 			U("pages_per_slab", memstat_get_slab_pagesperslab(mt));
-			U("num_slabs", memstat_get_slab_numslabs(mt));
-			U("num_objs", memstat_get_slab_numobjs(mt));
-			U("active_objs", memstat_get_slab_active(mt));
-			U("count", memstat_get_count(mt));
-			U("free", memstat_get_free(mt));
-			U("bytes", memstat_get_bytes(mt));
-			U("cache_bytes", memstat_get_slab_numslabs(mt) *
+			C("num_slabs", memstat_get_slab_numslabs(mt));
+			C("num_objs", memstat_get_slab_numobjs(mt));
+			C("active_objs", memstat_get_slab_active(mt));
+			C("count", memstat_get_count(mt));
+			C("free", memstat_get_free(mt));
+			C("bytes", memstat_get_bytes(mt));
+			C("cache_bytes", memstat_get_slab_numslabs(mt) *
 			    memstat_get_slab_pagesperslab(mt) * 4096);
 #undef U
+#undef C
+			if (noname || nocount)
+				json_object_set_new(r, "incomplete", json_true());
 			json_object_set_new(r, "corrupt", json_boolean(memstat_get_slab_flags(mt) &
 			    MEMSTAT_SLAB_CORRUPT));
 			if (o->percpu) {
@@ -289,7 +297,8 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		printf("CACHE             OBJSIZE  ALLOCATED     TOTAL  SLABS  SSIZE  NAME\n");
 		for (i = 0; i < n; i++) {
 			char name[4 * MEMTYPE_MAXNAME];
-			const char *nm = memstat_get_name(rows[i]);
+			const char *nm = memstat_get_slab_flags(rows[i]) & MEMSTAT_SLAB_NAME_UNREADABLE ?
+			    "?" : memstat_get_name(rows[i]);
 			mt = rows[i];
 			printf("%016" PRIx64 " %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %6" PRIu64
 			    " %5" PRIu64 "k  %s\n", memstat_get_kaddr(mt), memstat_get_size(mt),
@@ -308,6 +317,16 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			char name[4 * MEMTYPE_MAXNAME];
 			const char *nm = memstat_get_name(rows[i]);
 			mt = rows[i];
+			uint64_t fl = memstat_get_slab_flags(mt);
+			if (fl & MEMSTAT_SLAB_NAME_UNREADABLE)
+				nm = "?";
+			if (fl & MEMSTAT_SLAB_COUNTS_UNREADABLE)
+				printf("%-17s %6s %6s %6" PRIu64 " %4" PRIu64 " %4" PRIu64
+				    " : tunables %4u %4u %4u : slabdata %6s %6s %6u\n",
+				    sanitize(name, sizeof(name), nm, strlen(nm), false), "?", "?",
+				    memstat_get_rsize(mt), memstat_get_slab_objperslab(mt),
+				    memstat_get_slab_pagesperslab(mt), 0u, 0u, 0u, "?", "?", 0u);
+			else
 			printf("%-17s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %4" PRIu64
 			    " : tunables %4u %4u %4u : slabdata %6" PRIu64 " %6" PRIu64 " %6u\n",
 			    sanitize(name, sizeof(name), nm, strlen(nm), false),
@@ -317,6 +336,21 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			    memstat_get_slab_numslabs(mt), memstat_get_slab_numslabs(mt), 0u);
 			if (o->percpu)
 				percpu_lines(mt);
+		}
+	}
+	/* A partial dump: every row is there, some of their figures not. */
+	{
+		size_t bad = 0;
+		for (i = 0; i < n; i++)
+			if (memstat_get_slab_flags(rows[i]) &
+			    (MEMSTAT_SLAB_NAME_UNREADABLE | MEMSTAT_SLAB_COUNTS_UNREADABLE))
+				bad++;
+		if (bad > 0) {
+			fprintf(stderr, "kvmstat: slab: the answer is incomplete: %zu of %zu caches "
+			    "have figures the dump does not hold (shown as ?%s)\n", bad, n,
+			    o->json ? ", null in JSON" : "");
+			if (rc == 0)
+				rc = 1;
 		}
 	}
 	free(rows);

@@ -168,6 +168,13 @@ uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned doma
  * slab or ran too long; count is then an upper bound).
  */
 #define MEMSTAT_SLAB_CORRUPT 0x1
+/* A partial dump (a page filtered out, or a record unreadable): the row is
+ * kept, and says which of its figures are not known.  The cache's name
+ * (memstat_get_name gives ""), or its object counts (num_slabs, num_objs,
+ * active, count, free, bytes: 0, not known; the sizes and per-slab figures
+ * from the kmem_cache itself stand).  kvs_warnings names the cause. */
+#define MEMSTAT_SLAB_NAME_UNREADABLE 0x2
+#define MEMSTAT_SLAB_COUNTS_UNREADABLE 0x4
 int memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle);
 uint64_t memstat_get_slab_objperslab(const struct memory_type *mtp);
 uint64_t memstat_get_slab_pagesperslab(const struct memory_type *mtp);

@@ -23,6 +23,11 @@
  * (memstat_get_slab_flags) and is not followed further; so does a per-CPU
  * partial list that loops.  What a corrupt list holds is not counted free.
  *
+ * A partial dump (makedumpfile -d 31 leaves out a page) keeps every row: a
+ * cache whose name, node counters or CPU slabs are not in the dump is
+ * flagged (MEMSTAT_SLAB_NAME_UNREADABLE, _COUNTS_UNREADABLE), its unknown
+ * figures zero, and a warning says why; the table is never lost for one page.
+ *
  * Layouts come from the types: struct slab (5.17+) or struct page (before),
  * kmem_cache_cpu.slab or .page, slab_list or lru, by member presence.
  */
@@ -447,6 +452,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		struct counts k;
 		struct slub_cache ca;
 		unsigned c;
+		uint64_t unread;
 		int is_new;
 
 		if (p == 0 || kwalk_step(kd, &w, p, "slab_caches") != 0) {
@@ -471,34 +477,47 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 			goto out;
 		}
 		namep = kfield_get(cb, L.need, &L.name);
-		if (is_new || mt->mt_namekey != namep) {
+		unread = 0;
+		if (is_new || mt->mt_namekey != namep || mt->mt_name[0] == '\0') {
 			char name[MEMTYPE_MAXNAME];
 			if (kvs_read_string(kd, namep, name, sizeof(name), NULL) < 0) {
-				kerr_push(&kd->err, "name of kmem_cache at 0x%llx",
-				    (unsigned long long)addr);
-				fail(list, MEMSTAT_ERROR_KVM);
-				goto out;
-			}
-			mtl_set_name(mt, name, namep);
-		}
+				/* a partial dump: the row stays, without its name */
+				kvs_warn(kd, "kmem_cache at 0x%llx: its name (at 0x%llx) is not "
+				    "readable: %s", (unsigned long long)addr,
+				    (unsigned long long)namep, kvs_geterr(kd));
+				kerr_clear(&kd->err);
+				mtl_set_name(mt, "", namep);
+				unread |= MEMSTAT_SLAB_NAME_UNREADABLE;
+			} else
+				mtl_set_name(mt, name, namep);
+		} else if (mt->mt_slab_flags & MEMSTAT_SLAB_NAME_UNREADABLE)
+			unread |= MEMSTAT_SLAB_NAME_UNREADABLE;
 		memset(&k, 0, sizeof(k));
 		if (read_nodes(kd, &L, cb, nr_nodes, &k) != 0) {
-			kerr_push(&kd->err, "kmem_cache \"%s\"", mt->mt_name);
-			fail(list, MEMSTAT_ERROR_KVM);
-			goto out;
+			kvs_warn(kd, "kmem_cache at 0x%llx: its node counters are not readable: %s",
+			    (unsigned long long)addr, kvs_geterr(kd));
+			kerr_clear(&kd->err);
+			unread |= MEMSTAT_SLAB_COUNTS_UNREADABLE;
 		}
-		for (c = 0; c < cpus->n; c++) {
+		for (c = 0; c < cpus->n && !(unread & MEMSTAT_SLAB_COUNTS_UNREADABLE); c++) {
 			uint64_t cf;
 			if (!cpus->present[c])
 				continue;
 			if (read_cpu(kd, &L, &mem, &ca, kfield_get(cb, L.need, &L.cpu_slab) +
 			    cpus->offset[c], &k, &cf) != 0) {
-				kerr_push(&kd->err, "kmem_cache \"%s\" CPU %u", mt->mt_name, c);
-				fail(list, MEMSTAT_ERROR_KVM);
-				goto out;
+				kvs_warn(kd, "kmem_cache at 0x%llx: CPU %u's slabs are not readable: "
+				    "%s", (unsigned long long)addr, c, kvs_geterr(kd));
+				kerr_clear(&kd->err);
+				unread |= MEMSTAT_SLAB_COUNTS_UNREADABLE;
+				break;
 			}
 			if (mt->mt_percpu_valid)
 				mt->mt_percpu_cache[c].mtp_free = cf;
+		}
+		if (unread & MEMSTAT_SLAB_COUNTS_UNREADABLE) {
+			memset(&k, 0, sizeof(k));
+			for (c = 0; mt->mt_percpu_valid && c < cpus->n; c++)
+				mt->mt_percpu_cache[c].mtp_free = 0;
 		}
 		mt->mt_size = ca.object_size;
 		mt->mt_rsize = ca.size;
@@ -511,7 +530,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		    k.num_objs - k.node_free - k.cpu_free : 0;
 		mt->mt_free = k.num_objs - mt->mt_count;
 		mt->mt_bytes = mt->mt_count * ca.object_size;
-		mt->mt_slab_flags = k.corrupt ? MEMSTAT_SLAB_CORRUPT : 0;
+		mt->mt_slab_flags = (k.corrupt ? MEMSTAT_SLAB_CORRUPT : 0) | unread;
 		if (k.corrupt)
 			kvs_warn(kd, "kmem_cache \"%s\" at 0x%llx: a freelist leaves its slab or "
 			    "loops; its free count is a lower bound", mt->mt_name,
