@@ -61,6 +61,11 @@ def hostile(name):
         check(p.returncode in (0, 1), f"{name} whatis {c['address']}: rc {p.returncode}")
     p = run(base + ["vmalloc", "--json"])
     check(p.returncode in (0, 1) and p.stdout.strip() != "", f"{name}: vmalloc rc {p.returncode}")
+    # the fixture's kernel has no vmalloc types: a clear error naming the
+    # type it lacks, not an empty or wrong list
+    p = run(base + ["vmalloc"])
+    check(p.returncode == 1 and "struct vmap_area" in p.stderr and "vmalloc layout" in p.stderr,
+          f"{name}: vmalloc without vmap_area: rc {p.returncode}: {p.stderr.strip()[:200]}")
 
 
 def one_fixture(name, with_kernel):
