@@ -44,10 +44,10 @@ else
   realcore=$(sed -n 's/^linux-realcore: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/realcore.log" | tail -1)
   realcore_skipped=$(sed -n 's/^linux-realcore skipped (opted out): //p' "$BUILD/realcore.log" | tail -1)
   [ -n "$realcore" ] || realcore="0 1"
-  # Debian's other kernels under QEMU (arm64 6.1, amd64 and arm64 6.12):
-  # counted with the above.
-  echo "== other Debian kernels: arm64 6.1, amd64 and arm64 6.12 (tests/linux/kernel_check.sh)"
-  bash tests/linux/kernel_check.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/kernels.log" | tail -n 12
+  # Debian's other kernels under QEMU (amd64 5.10 and 6.12, arm64 6.1 and
+  # 6.12; nokaslr and KASLR; trixie's drgn and crash): counted with the above.
+  echo "== other Debian kernels: amd64 5.10 and 6.12, arm64 6.1 and 6.12 (tests/linux/kernel_check.sh)"
+  bash tests/linux/kernel_check.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/kernels.log" | tail -n 24
   arm=$(sed -n 's/^linux-kernels: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/kernels.log" | tail -1)
   [ -n "$arm" ] || arm="0 1"
   realcore="$(( ${realcore% *} + ${arm% *} )) $(( ${realcore#* } + ${arm#* } ))"

@@ -10,7 +10,11 @@ container_of on the way: several thousand member reads.  DUMP_DRGN is the
 form drgn reads (the paging ELF, or "alias:" and the phys-only ELF, which
 drgn then reads with the kernel image's range added as a segment),
 DUMP_KVMSTAT any form kvmstat reads.  Exit 0 when equal; 1 with the first
-differences; 2 when a tool cannot run (a missing oracle fails)."""
+differences; 2 when a tool cannot run (a missing oracle fails).
+
+KVS_DRGN_ROOT=DIR runs the drgn half in that chroot (tests/linux/kernel_check.sh's
+trixie, with a newer drgn), the dump and vmlinux at the same paths there."""
+import os
 import difflib
 import subprocess
 import sys
@@ -100,7 +104,9 @@ print('\n'.join(out))
 
 
 def run(tool, dump, vmlinux, extra=()):
-    r = subprocess.run(['/usr/bin/python3', '-c', SCRIPT, tool, dump, vmlinux] + list(extra),
+    root = os.environ.get('KVS_DRGN_ROOT') if tool == 'drgn' else None
+    pre = ['chroot', root, 'python3'] if root else ['/usr/bin/python3']
+    r = subprocess.run(pre + ['-c', SCRIPT, tool, dump, vmlinux] + list(extra),
                        capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         print('drgn_compat: %s failed on %s:\n%s' % (tool, dump, r.stderr[-2000:]))

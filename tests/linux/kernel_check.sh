@@ -1,45 +1,64 @@
 #!/usr/bin/env bash
 # kernel_check.sh [KVMSTAT [ARCH:KVER...]] - Debian kernels other than the
-# host's (issue 25's matrix), booted and dumped under QEMU (TCG:
-# qemu-system-aarch64 -M virt, qemu-system-x86_64 -M pc), read by kvmstat
-# and checked against the guest's own /proc/slabinfo and against drgn.
-# Default matrix: arm64 of the host's release (6.1), and amd64 and arm64 of
-# the newest 6.12 the mirror has for this release (Debian 12's security
-# builds).  KVER "6.12" means that newest; any full ABI name works too.
+# host's (issue 25's matrix; the host's amd64 6.1 is realcore.sh's), booted
+# and dumped under QEMU (TCG: qemu-system-aarch64 -M virt,
+# qemu-system-x86_64 -M pc), read by kvmstat and checked against the
+# guest's own /proc and against the newest peers Debian has.
+# Default matrix: amd64 5.10 (Debian 11), amd64 and arm64 of the newest 6.12
+# the mirror has for this release (Debian 12's security builds), arm64 of
+# the host's release (6.1).  KVER "6.12" means that newest; any full ABI
+# name works too.
 #
-#   1. Packages: a private apt list for arm64 (lists and archives under
-#      $KVS_LINUX_CACHE/apt-arm64, nothing of the host's apt state touched)
-#      naming the mirrors and suites this machine's own apt sources name
-#      (/etc/apt/sources.list and sources.list.d: read, never written into
-#      the tree); `apt-get download` of linux-image-KVER-arm64-unsigned,
-#      linux-image-KVER-arm64-dbg (vmlinux and System.map only are kept)
-#      and busybox-static; KVER is the arm64 ABI of the host's own amd64
-#      kernel (the same Debian release).  Cached.
-#   2. Capture: an initramfs (busybox, qemu_fw_cfg.ko so that QEMU's
-#      -device vmcoreinfo gets the kernel's VMCOREINFO), 2,000 tmpfs files
-#      and 100 directories, then /proc/slabinfo on the serial console and
-#      nothing forks after; QMP stop, dump-guest-memory as ELF (phys only:
-#      kvmstat), ELF with paging (drgn), kdump-zlib.  Cached per KVER.
-#   3. Checks: kvmstat slab (-N vmlinux) on the ELF and the kdump equals the
-#      guest's slabinfo row by row (every field); info names the kernel and
-#      arm64; dmesg holds the guest's boot messages; drgn's reading of the
-#      ELF (with the kernel image aliased for it: tests/linux/drgn_compat.py)
-#      equals kvmstat's object layer's: tasks, caches, CPUs, runqueues.
-# Ends with "linux-kernels: N passed, M failed"; a missing tool or package
-# is a failure, said so.
+#   1. Packages: a private apt list per architecture (lists and archives
+#      under $KVS_LINUX_CACHE/apt-ARCH, nothing of the host's apt state
+#      touched) naming the mirrors and suites this machine's own apt sources
+#      name (/etc/apt/sources.list and sources.list.d: read, never written
+#      into the tree), plus the release before this one on the main mirror
+#      (bullseye for bookworm: 5.10); `apt-get download` of
+#      linux-image-KVER-unsigned, linux-image-KVER-dbg (vmlinux and
+#      System.map only are kept) and busybox-static.  Cached.
+#   2. The peers: trixie's drgn and crash, in a chroot debootstrap makes
+#      from the same mirror ($KVS_LINUX_CACHE/trixie/root, cached).  The
+#      dumps and vmlinux are hard-linked into it at the same paths.
+#   3. Captures, two per kernel: nokaslr and KASLR (cap-KVER-nokaslr,
+#      cap-KVER-kaslr).  An initramfs (busybox, qemu_fw_cfg.ko so that
+#      QEMU's -device vmcoreinfo gets the kernel's VMCOREINFO), 2,000 tmpfs
+#      files and 100 directories, then /proc/vmallocinfo twice and
+#      /proc/slabinfo on the serial console with shell builtins (nothing
+#      forks after); QMP stop, dump-guest-memory as ELF (phys only), ELF with
+#      paging, kdump-zlib (QEMU writes it flattened).  amd64 also gets the
+#      reassembled kdump (makedumpfile -R), makedumpfile -c -d 31 and -l -d 31
+#      (Debian's makedumpfile is built for amd64 only), and on KASLR the
+#      guest's RAM as a live memory-backend-file (mem.ram).  The kernel runs
+#      with profile=2.  Cached per kernel and variant.
+#   4. Checks, every form: kvmstat slab (-N vmlinux) equals the guest's
+#      slabinfo row by row (every field; a filtered dump that lost a page may
+#      mark rows unreadable, every other row equal); amd64: with no kernel
+#      file the same table.  On the ELF: info (banner, arch), dmesg, profile,
+#      vmalloc against the guest's two vmallocinfo reads, kallsyms against
+#      System.map (kallsyms_check.py, also with VMCOREINFO's names removed),
+#      and the peers: trixie's drgn (exactly allocated objects of every
+#      cache, whatis on ~1,000 addresses: oracle_drgn_generic.py; one
+#      object-layer script under drgn and kvmstat: drgn_compat.py) and, on
+#      amd64, trixie's crash (kmem -s, every column).
+# Ends with the oracles that read each dump, the dumps checked against the
+# guest alone, and "linux-kernels: N passed, M failed"; a missing tool or
+# package is a failure, said so.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 K=${1:-$ROOT/build/analyzers/kvmstat}
 shift || true
+B=$(cd "$(dirname "$K")/.." && pwd)
 C=$KVS_LINUX_CACHE
 pass=0 fail=0
-ok()  { pass=$((pass + 1)); log "ok: [$ARCH $KVER] $*"; }
-bad() { fail=$((fail + 1)); log "FAIL: [${ARCH:-} ${KVER:-}] $*"; }
-UNREAD=()
+ok()  { pass=$((pass + 1)); log "ok: [${ARCH:-} ${KVER:-} ${VAR:-}] $*"; }
+bad() { fail=$((fail + 1)); log "FAIL: [${ARCH:-} ${KVER:-} ${VAR:-}] $*"; }
+UNREAD=() READERS=()
 finish() {
 	local u
+	for u in "${READERS[@]}"; do echo "linux-kernels: read by $u"; done
 	for u in "${UNREAD[@]}"; do echo "linux-kernels: checked against the guest alone: $u"; done
 	echo "linux-kernels: $pass passed, $fail failed"
 	exit $((fail > 0))
@@ -47,13 +66,56 @@ finish() {
 [ -x "$K" ] || { bad "kvmstat $K missing"; finish; }
 host=$(kvs_kver) || { bad "no linux-image-amd64 to take the release from"; finish; }
 MATRIX=("$@")
-[ ${#MATRIX[@]} -gt 0 ] || MATRIX=("arm64:${host%-amd64}" "amd64:6.12" "arm64:6.12")
+[ ${#MATRIX[@]} -gt 0 ] || MATRIX=("amd64:5.10" "amd64:6.12" "arm64:${host%-amd64}" "arm64:6.12")
+export KVMSTAT_LIB=$B/libkvmstat/libkvmstat.so PYTHONPATH=$ROOT/python
+KVMSTAT_SPEEDUPS=$(ls "$B"/python/_speedups*.so 2>/dev/null | head -1)
+export KVMSTAT_SPEEDUPS
 
-# One kernel: packages, capture, checks.  Returns early on a failure that
-# stops this kernel (counted); the others go on.
+# The main mirror's URI: the first one this machine's apt sources name.
+mirror() {
+	{ grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
+	  grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | sed 's/\[[^]]*\]//' | awk '{print $2}'
+	} | grep -v security | head -1
+}
+
+# ---- the peers: trixie's drgn and crash in a chroot ------------------------
+PEER_ROOT=$C/trixie/root
+PEER_STAMP="trixie minbase python3-drgn crash v1"
+peers() {
+	[ "$(cat "$C/trixie/stamp" 2>/dev/null)" = "$PEER_STAMP" ] && return 0
+	command -v debootstrap >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1 ||
+		{ bad "debootstrap missing and not installable: no trixie peers"; return 1; }
+	local m; m=$(mirror)
+	[ -n "$m" ] || { bad "no mirror in this machine's apt sources for debootstrap"; return 1; }
+	rm -rf "$C/trixie"; mkdir -p "$C/trixie"
+	local t0; t0=$(now)
+	debootstrap --variant=minbase --include=python3-drgn,crash trixie "$PEER_ROOT" "$m" \
+		>"$C/trixie/debootstrap.log" 2>&1 ||
+		{ bad "debootstrap trixie failed (see $C/trixie/debootstrap.log)"; return 1; }
+	log "trixie chroot with drgn and crash: $(elapsed "$t0") s"
+	echo "$PEER_STAMP" >"$C/trixie/stamp"
+}
+# peer_link FILE...: the same path inside the chroot (a hard link: same disk)
+peer_link() {
+	local f
+	for f in "$@"; do
+		mkdir -p "$PEER_ROOT$(dirname "$f")"
+		[ "$f" -ef "$PEER_ROOT$f" ] || ln -f "$f" "$PEER_ROOT$f" 2>/dev/null || cp "$f" "$PEER_ROOT$f"
+	done
+}
+HAVE_PEERS=0
+peers && HAVE_PEERS=1
+DRGN_V=$( [ $HAVE_PEERS = 1 ] && chroot "$PEER_ROOT" python3 -c 'import drgn; print(drgn.__version__)' 2>/dev/null)
+CRASH_V=$( [ $HAVE_PEERS = 1 ] && chroot "$PEER_ROOT" crash --version 2>/dev/null | sed -n 's/^crash \([0-9][^ ]*\).*/\1/p' | head -1)
+[ $HAVE_PEERS = 0 ] || { [ -n "$DRGN_V" ] && [ -n "$CRASH_V" ]; } ||
+	{ bad "the trixie chroot has no drgn or crash"; HAVE_PEERS=0; }
+
+# One kernel: packages, two captures, checks.  Returns early on a failure
+# that stops this kernel (counted); the others go on.
 check_one() {
-ARCH=$1 KVER=$2
-local A=$C/$ARCH
+ARCH=$1 KVER=$2 VAR=
+A=$C/$ARCH
 case $ARCH in
 arm64) QEMU=qemu-system-aarch64 QPKG=qemu-system-arm CONSOLE=ttyAMA0
        QARGS=(-M virt -cpu cortex-a57) ;;
@@ -67,9 +129,15 @@ command -v $QEMU >/dev/null ||
 # ---- 1. packages ----------------------------------------------------------
 mkdir -p "$C/apt-$ARCH/lists/partial" "$C/apt-$ARCH/archives/partial" "$C/apt-$ARCH/prefs.d"
 SL=$C/apt-$ARCH/sources.list
-"$PY" - "$ARCH" >"$SL" <<'EOF'
+"$PY" - "$ARCH" >"$SL.new" <<'EOF'
 import glob, re, sys
+# the release before each one this machine names, on the same mirror
+before = {'bookworm': 'bullseye', 'trixie': 'bookworm'}
 out = []
+def add(opts, uri, suite, comps):
+    out.append('deb [%s] %s %s %s' % (opts, uri, suite, comps))
+    if suite in before:
+        out.append('deb [%s] %s %s %s' % (opts, uri, before[suite], comps))
 for path in ['/etc/apt/sources.list'] + sorted(glob.glob('/etc/apt/sources.list.d/*')):
     try:
         text = open(path).read()
@@ -86,23 +154,25 @@ for path in ['/etc/apt/sources.list'] + sorted(glob.glob('/etc/apt/sources.list.
                 continue
             for uri in f.get('uris', '').split():
                 for suite in f.get('suites', '').split():
-                    out.append('deb [arch=%s signed-by=%s] %s %s %s' % (sys.argv[1],
-                        f.get('signed-by', '/usr/share/keyrings/debian-archive-keyring.gpg'),
-                        uri, suite, f.get('components', 'main')))
+                    add('arch=%s signed-by=%s' % (sys.argv[1], f.get('signed-by',
+                        '/usr/share/keyrings/debian-archive-keyring.gpg')), uri, suite,
+                        f.get('components', 'main'))
     elif path.endswith('.list'):
         for line in text.splitlines():
             m = re.match(r'\s*deb\s+(\[[^]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)', line)
             if m:
-                out.append('deb [arch=%s] %s %s %s' % (sys.argv[1], m.group(2), m.group(3),
-                                                       m.group(4)))
+                add('arch=%s' % sys.argv[1], m.group(2), m.group(3), m.group(4))
 print('\n'.join(dict.fromkeys(out)))
 EOF
+newlist=0
+cmp -s "$SL.new" "$SL" || { mv "$SL.new" "$SL"; newlist=1; }
+rm -f "$SL.new"
 O=(-o "Dir::State=$C/apt-$ARCH" -o "Dir::State::Lists=$C/apt-$ARCH/lists"
    -o "Dir::Cache=$C/apt-$ARCH" -o "Dir::Cache::archives=$C/apt-$ARCH/archives"
    -o "Dir::Etc::SourceList=$SL" -o "Dir::Etc::SourceParts=/dev/null"
    -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$C/apt-$ARCH/prefs.d"
    -o APT::Architecture=$ARCH -o APT::Architectures=$ARCH -o Debug::NoLocking=1)
-if [ -z "$(ls "$C/apt-$ARCH/lists/"*Packages* 2>/dev/null | head -1)" ] ||
+if [ $newlist = 1 ] || [ -z "$(ls "$C/apt-$ARCH/lists/"*Packages* 2>/dev/null | head -1)" ] ||
     [ -n "$(find "$C/apt-$ARCH/lists" -maxdepth 1 -name '*Packages*' -mtime +1 | head -1)" ]; then
 	apt-get "${O[@]}" update >"$C/apt-$ARCH/update.log" 2>&1 ||
 		{ bad "$ARCH apt update failed (see $C/apt-$ARCH/update.log)"; return; }
@@ -110,9 +180,10 @@ fi
 case $KVER in
 *-"$ARCH") ;;
 *-*) KVER=$KVER-$ARCH ;;            # 6.1.0-56: that ABI of this architecture
-*)	# a release (6.12): its newest ABI of the plain flavour
+*)	# a release (5.10, 6.12): its newest ABI of the plain flavour
+	# (5.10.0-32-amd64, 6.12.117+deb12-amd64)
 	KVER=$(apt-cache "${O[@]}" pkgnames "linux-image-$KVER" 2>/dev/null |
-		sed -n "s/^linux-image-\(${KVER//./\\.}[.0-9]*+deb[0-9]*-$ARCH\)-unsigned$/\1/p" |
+		sed -n "s/^linux-image-\(${KVER//./\\.}[.0-9]*\(-[0-9][0-9]*\|+deb[0-9]*\)-$ARCH\)-unsigned$/\1/p" |
 		sort -V | tail -1)
 	[ -n "$KVER" ] || { bad "no linux-image-$2* for $ARCH on this machine's mirrors"; return; }
 	;;
@@ -126,6 +197,7 @@ if [ $have_all = 0 ]; then
 fi
 mkdir -p "$A"
 V=$A/usr/lib/debug/boot/vmlinux-$KVER
+MAP=$A/usr/lib/debug/boot/System.map-$KVER
 if [ ! -s "$V" ]; then
 	dpkg-deb --fsys-tarfile "$C/apt-$ARCH/archives/linux-image-$KVER-dbg_"*.deb |
 		tar -x -C "$A" "./usr/lib/debug/boot/vmlinux-$KVER" "./usr/lib/debug/boot/System.map-$KVER" ||
@@ -134,134 +206,196 @@ fi
 [ -d "$A/img-$KVER/boot" ] || dpkg-deb -x "$C/apt-$ARCH/archives/linux-image-$KVER-unsigned_"*.deb "$A/img-$KVER"
 [ -x "$A/bb/bin/busybox" ] || dpkg-deb -x "$C/apt-$ARCH/archives/busybox-static_"*.deb "$A/bb"
 
-# ---- 2. capture -----------------------------------------------------------
-CAP=$A/cap-$KVER
-stamp="kernel v3 $ARCH $KVER"
-if [ "$(cat "$CAP/stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$CAP"; mkdir -p "$CAP/ir/bin" "$CAP/ir/proc" "$CAP/ir/sys" "$CAP/ir/tmp" "$CAP/ir/dev"
-	cp "$A/bb/bin/busybox" "$CAP/ir/bin/"
-	fw=$(ls "$A/img-$KVER/lib/modules/$KVER/kernel/drivers/firmware/qemu_fw_cfg.ko"* | head -1)
-	case $fw in
-	*.xz) xz -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
-	*.zst) zstd -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
-	*) cp "$fw" "$CAP/ir/qemu_fw_cfg.ko" ;;
-	esac
-	cat >"$CAP/ir/init" <<'EOF'
+for VAR in nokaslr kaslr; do
+	capture && checks
+done
+VAR=
+}
+
+# ---- 3. capture: $A/cap-$KVER-$VAR ------------------------------------------
+capture() {
+CAP=$A/cap-$KVER-$VAR
+local stamp="kernel v5 $ARCH $KVER $VAR" live=0
+[ "$ARCH" = amd64 ] && [ "$VAR" = kaslr ] && live=1
+[ "$(cat "$CAP/stamp" 2>/dev/null)" = "$stamp" ] && return 0
+rm -rf "$CAP"; mkdir -p "$CAP/ir/bin" "$CAP/ir/proc" "$CAP/ir/sys" "$CAP/ir/tmp" "$CAP/ir/dev"
+cp "$A/bb/bin/busybox" "$CAP/ir/bin/"
+local fw
+fw=$(ls "$A/img-$KVER/lib/modules/$KVER/kernel/drivers/firmware/qemu_fw_cfg.ko"* | head -1)
+case $fw in
+*.xz) xz -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
+*.zst) zstd -dc "$fw" >"$CAP/ir/qemu_fw_cfg.ko" ;;
+*) cp "$fw" "$CAP/ir/qemu_fw_cfg.ko" ;;
+esac
+cat >"$CAP/ir/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
+# vmallocinfo's addresses in full for root (%pK), not hashed
+echo 1 > /proc/sys/kernel/kptr_restrict
 insmod /qemu_fw_cfg.ko && echo LC_FWCFG_OK
 mount -t tmpfs tmpfs /tmp
 i=0; while [ $i -lt 2000 ]; do echo "kvmstat file $i" > /tmp/f$i; i=$((i + 1)); done
 mkdir /tmp/d; j=0; while [ $j -lt 100 ]; do mkdir /tmp/d/$j; j=$((j + 1)); done
 sleep 2
+# from here on only shell builtins: no fork, no new stack, no new vmalloc area
+echo ===LC_VMALLOC1_BEGIN===
+while IFS= read -r l; do echo "$l"; done < /proc/vmallocinfo
+echo ===LC_VMALLOC1_END===
+echo ===LC_VMALLOC2_BEGIN===
+while IFS= read -r l; do echo "$l"; done < /proc/vmallocinfo
+echo ===LC_VMALLOC2_END===
 echo ===LC_SLABINFO_BEGIN===
 while IFS= read -r l; do echo "$l"; done < /proc/slabinfo
 echo ===LC_SLABINFO_END===
 echo ===LC_READY_FOR_DUMP===
 while true; do read -r x; done
 EOF
-	chmod +x "$CAP/ir/init"
-	(cd "$CAP/ir" && find . | cpio -o -H newc 2>/dev/null | gzip >"$CAP/initrd.gz")
-	t0=$(now)
-	$QEMU "${QARGS[@]}" -m 1024 -smp 2 -accel tcg \
-		-kernel "$A/img-$KVER/boot/vmlinuz-$KVER" -initrd "$CAP/initrd.gz" \
-		-append "console=$CONSOLE nokaslr quiet panic=-1" -device vmcoreinfo \
-		-display none -monitor none -serial "file:$CAP/serial.log" \
-		-qmp "unix:$CAP/qmp.sock,server=on,wait=off" >"$CAP/qemu.log" 2>&1 &
-	qpid=$!
-	for _ in $(seq 1 600); do
-		grep -q LC_READY_FOR_DUMP "$CAP/serial.log" 2>/dev/null && break
-		kill -0 $qpid 2>/dev/null || break
-		sleep 1
-	done
-	if ! grep -q LC_READY_FOR_DUMP "$CAP/serial.log" 2>/dev/null; then
-		kill $qpid 2>/dev/null
-		bad "the guest did not come up: $(tail -3 "$CAP/serial.log" 2>/dev/null)"
-		return
-	fi
-	Q="$PY $HERE/qmp.py $CAP/qmp.sock"
-	$Q stop >/dev/null &&
-	$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.elf\"}" >/dev/null &&
-	$Q dump-guest-memory "{\"paging\": true, \"protocol\": \"file:$CAP/vmcore.elf-paging\"}" >/dev/null &&
-	$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.kdump-zlib\", \"format\": \"kdump-zlib\"}" >/dev/null ||
-		{ kill $qpid; bad "QMP dump of the guest failed"; return; }
-	$Q quit >/dev/null 2>&1; wait $qpid 2>/dev/null
-	sed -n '/===LC_SLABINFO_BEGIN===/,/===LC_SLABINFO_END===/p' "$CAP/serial.log" |
-		sed '1d;$d' | tr -d '\r' >"$CAP/slabinfo"
-	log "$ARCH $KVER capture: $(elapsed "$t0") s"
-	echo "$stamp" >"$CAP/stamp"
+chmod +x "$CAP/ir/init"
+(cd "$CAP/ir" && find . | cpio -o -H newc 2>/dev/null | gzip >"$CAP/initrd.gz")
+local t0 qpid append="console=$CONSOLE quiet panic=-1 profile=2" MEM=()
+[ "$VAR" = nokaslr ] && append="$append nokaslr"
+local shm=/dev/shm/kvs-kernel-$$.ram
+[ $live = 1 ] && MEM=(-object "memory-backend-file,id=ram,size=1024M,mem-path=$shm,share=on"
+	-machine memory-backend=ram)
+t0=$(now)
+$QEMU "${QARGS[@]}" -m 1024 "${MEM[@]}" -smp 2 -accel tcg \
+	-kernel "$A/img-$KVER/boot/vmlinuz-$KVER" -initrd "$CAP/initrd.gz" \
+	-append "$append" -device vmcoreinfo \
+	-display none -monitor none -serial "file:$CAP/serial.log" \
+	-qmp "unix:$CAP/qmp.sock,server=on,wait=off" >"$CAP/qemu.log" 2>&1 &
+qpid=$!
+for _ in $(seq 1 600); do
+	grep -q LC_READY_FOR_DUMP "$CAP/serial.log" 2>/dev/null && break
+	kill -0 $qpid 2>/dev/null || break
+	sleep 1
+done
+if ! grep -q LC_READY_FOR_DUMP "$CAP/serial.log" 2>/dev/null; then
+	kill $qpid 2>/dev/null; rm -f "$shm"
+	bad "the guest did not come up: $(tail -3 "$CAP/serial.log" 2>/dev/null) $(tail -2 "$CAP/qemu.log")"
+	return 1
 fi
+local Q="$PY $HERE/qmp.py $CAP/qmp.sock"
+$Q stop >/dev/null || { kill $qpid; rm -f "$shm"; bad "QMP stop failed"; return 1; }
+if [ $live = 1 ]; then
+	cp "$shm" "$CAP/mem.ram" || { kill $qpid; rm -f "$shm"; bad "copying the guest's RAM file"; return 1; }
+fi
+$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.elf\"}" >/dev/null &&
+$Q dump-guest-memory "{\"paging\": true, \"protocol\": \"file:$CAP/vmcore.elf-paging\"}" >/dev/null &&
+$Q dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$CAP/vmcore.kdump-zlib\", \"format\": \"kdump-zlib\"}" >/dev/null ||
+	{ kill $qpid; rm -f "$shm"; bad "QMP dump of the guest failed"; return 1; }
+$Q quit >/dev/null 2>&1; wait $qpid 2>/dev/null; rm -f "$shm"
+local s
+for s in SLABINFO VMALLOC1 VMALLOC2; do
+	sed -n "/===LC_${s}_BEGIN===/,/===LC_${s}_END===/p" "$CAP/serial.log" |
+		sed '1d;$d' | tr -d '\r' >"$CAP/${s,,}"
+done
+if [ "$ARCH" = amd64 ]; then
+	# makedumpfile (Debian builds it for amd64 only): the reassembled kdump,
+	# and the filtered forms from the ELF with its headers moved first
+	makedumpfile -R "$CAP/vmcore.kdump" <"$CAP/vmcore.kdump-zlib" >"$CAP/mdf.log" 2>&1 &&
+	"$PY" "$HERE/dumptools.py" move-phdrs "$CAP/vmcore.elf" "$CAP/elf-phdr64" &&
+	makedumpfile -c -d 31 "$CAP/elf-phdr64" "$CAP/vmcore.mdf-d31" >>"$CAP/mdf.log" 2>&1 &&
+	makedumpfile -l -d 31 "$CAP/elf-phdr64" "$CAP/vmcore.mdf-lzo" >>"$CAP/mdf.log" 2>&1 ||
+		{ rm -f "$CAP/elf-phdr64"; bad "makedumpfile: $(tail -3 "$CAP/mdf.log")"; return 1; }
+	rm -f "$CAP/elf-phdr64"
+fi
+log "$ARCH $KVER $VAR capture: $(elapsed "$t0") s"
+echo "$stamp" >"$CAP/stamp"
+}
+
+# ---- 4. checks --------------------------------------------------------------
+checks() {
+local form forms=(vmcore.elf vmcore.elf-paging vmcore.kdump-zlib) rc out
+[ "$ARCH" = amd64 ] && forms+=(vmcore.kdump vmcore.mdf-d31 vmcore.mdf-lzo)
+[ -s "$CAP/mem.ram" ] && forms+=(mem.ram)
 grep -q LC_FWCFG_OK "$CAP/serial.log" && ok "the guest loaded qemu_fw_cfg (VMCOREINFO for QEMU)" ||
 	bad "qemu_fw_cfg did not load: no VMCOREINFO"
-
-# ---- 3. checks ------------------------------------------------------------
-for form in vmcore.elf vmcore.kdump-zlib; do
-	if "$K" -N "$V" -M "$CAP/$form" slab >"$CAP/$form.slab" 2>"$CAP/$form.err"; then
-		"$PY" - "$CAP/slabinfo" "$CAP/$form.slab" <<'EOF' && ok "$form: slab equals the guest's slabinfo" || bad "$form: slab differs from the guest's slabinfo"
-import sys
-def rows(p):
-    d = {}
-    for l in open(p):
-        if l.startswith(('#', 'slabinfo')):
-            continue
-        f = l.split()
-        if len(f) > 5:
-            d[f[0]] = f[1:6] + f[-3:]
-    return d
-g, k = rows(sys.argv[1]), rows(sys.argv[2])
-diff = [n for n in set(g) | set(k) if g.get(n) != k.get(n)]
-print('%s: %d guest caches, %d equal' % (sys.argv[2].rsplit('/', 1)[-1], len(g),
-                                               len(g) - len(diff)))
-for n in diff[:10]:
-    print('  %s guest %s kvmstat %s' % (n, g.get(n), k.get(n)))
-sys.exit(1 if diff or len(g) < 50 else 0)
-EOF
+for form in "${forms[@]}"; do
+	"$K" -N "$V" -M "$CAP/$form" slab >"$CAP/$form.slab" 2>"$CAP/$form.err"; rc=$?
+	local partial=
+	# a filtered dump may lack a page a row needs: kept, marked, status 1
+	case $form in vmcore.mdf-*) [ $rc = 1 ] && grep -q 'not in dump' "$CAP/$form.err" && partial=partial ;; esac
+	if [ $rc = 0 ] || [ -n "$partial" ]; then
+		out=$("$PY" "$HERE/kernel_compare.py" slab "$CAP/slabinfo" "$CAP/$form.slab" $partial) &&
+			ok "$form: $(tail -1 <<<"$out")${partial:+ ($(head -1 <<<"$out"))}" ||
+			bad "$form: $out"
 	else
 		bad "$form: kvmstat slab failed: $(tail -1 "$CAP/$form.err")"
 	fi
+	if [ "$ARCH" = amd64 ] && [ -z "$partial" ]; then
+		# amd64 keeps every symbol in kallsyms: the same table from the dump alone
+		"$K" -M "$CAP/$form" slab >"$CAP/$form.nodebug" 2>&1 &&
+		cmp -s "$CAP/$form.nodebug" "$CAP/$form.slab" && ok "$form, no -N: slab as with vmlinux" ||
+			bad "$form, no -N: slab differs: $(head -2 "$CAP/$form.nodebug")"
+	fi
 done
-info=$("$K" -N "$V" -M "$CAP/vmcore.elf" info 2>&1)
-grep -q "Linux version ${KVER}" <<<"$info" && ok "info: the arm64 kernel's banner" ||
+local E=$CAP/vmcore.elf info
+info=$("$K" -N "$V" -M "$E" info 2>&1)
+grep -q "Linux version ${KVER}" <<<"$info" && ok "info: the kernel's banner" ||
 	bad "info: no banner: $(head -8 <<<"$info")"
 grep -q "^arch: *$ARCH$" <<<"$info" && ok "info: arch $ARCH" || bad "info names no arch $ARCH"
-# no kernel file: the dump's VMCOREINFO and kallsyms (Debian's arm64 kernel
-# keeps no data symbols there: version and dmesg, not slab)
-info=$("$K" -M "$CAP/vmcore.elf" info 2>&1)
+info=$("$K" -M "$E" info 2>&1)
 grep -q "^arch: *$ARCH$" <<<"$info" && ok "no -N: the dump names $ARCH" ||
 	bad "no -N: $(head -8 <<<"$info")"
-if [ "$ARCH" = amd64 ]; then
-	# amd64 keeps every symbol in kallsyms: slab from the dump alone
-	"$K" -M "$CAP/vmcore.elf" slab >"$CAP/nodebug.slab" 2>&1 &&
-	cmp -s "$CAP/nodebug.slab" "$CAP/vmcore.elf.slab" && ok "no -N: slab as with vmlinux" ||
-		bad "no -N slab differs: $(head -2 "$CAP/nodebug.slab")"
-fi
-# the log holds the kernel's banner and the qemu_fw_cfg module's loading
-# (the guest's insmod; its console is quiet)
-"$K" -N "$V" -M "$CAP/vmcore.elf" dmesg >"$CAP/dmesg" 2>&1 &&
+"$K" -N "$V" -M "$E" dmesg >"$CAP/dmesg" 2>&1 &&
 	grep -q "Linux version ${KVER}" "$CAP/dmesg" && [ "$(wc -l <"$CAP/dmesg")" -gt 50 ] &&
 	ok "dmesg: the kernel's banner, $(wc -l <"$CAP/dmesg") lines" ||
 	bad "dmesg: $(head -2 "$CAP/dmesg")"
-if "$PY" -c 'import drgn' 2>/dev/null; then
-	SP=$(ls "$(dirname "$K")"/../python/_speedups*.so 2>/dev/null | head -1)
-	KVMSTAT_LIB=$(dirname "$K")/../libkvmstat/libkvmstat.so KVMSTAT_SPEEDUPS=$SP \
-	    PYTHONPATH=$ROOT/python "$PY" "$HERE/drgn_compat.py" "$CAP/vmcore.elf" \
-	    "alias:$CAP/vmcore.elf" "$V" >"$CAP/drgn_compat.out" 2>&1
-	case $? in
-	0) ok "drgn and kvmstat on the ELF: $(tail -1 "$CAP/drgn_compat.out")" ;;
-	2) if grep -q "drgn_compat: drgn failed" "$CAP/drgn_compat.out"; then
-		# the peer cannot read this kernel: checked against the guest alone
-		UNREAD+=("$ARCH $KVER: drgn $("$PY" -c 'import drgn; print(drgn.__version__)') fails: $(grep -v '^ ' "$CAP/drgn_compat.out" | grep . | tail -1 | cut -c1-160)")
-		log "drgn cannot read $ARCH $KVER: checked against the guest alone"
-	   else
-		bad "drgn_compat: $(head -12 "$CAP/drgn_compat.out")"
-	   fi ;;
-	*) bad "drgn_compat: $(head -12 "$CAP/drgn_compat.out")" ;;
-	esac
-else
-	bad "drgn missing for $PY (python3-drgn): the oracle"
+# profile=2: prof_buffer is vmalloc'ed (KASLR moves vmalloc's base too)
+out=
+"$K" -N "$V" -M "$E" --json profile >"$CAP/profile.json" 2>"$CAP/profile.err" &&
+	out=$("$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+t = d["total"]; f = sum(x["ticks"] for x in d["functions"])
+print("profile: step %d, %d ticks, %d in %d functions" % (d["step"], t, f, len(d["functions"])))
+sys.exit(0 if t > 0 and f + d["unknown"] == t and d["step"] == 4 else 1)' "$CAP/profile.json") &&
+	ok "$out" || bad "profile: ${out:-$(tail -1 "$CAP/profile.err")}"
+out=
+"$K" -N "$V" -M "$E" vmalloc >"$CAP/vmalloc" 2>"$CAP/vmalloc.err" &&
+	out=$("$PY" "$HERE/kernel_compare.py" vmalloc "$CAP/vmalloc1" "$CAP/vmalloc2" "$CAP/vmalloc") &&
+	ok "$out" || bad "vmalloc: ${out:-$(tail -1 "$CAP/vmalloc.err")}"
+out=$("$PY" "$HERE/kallsyms_check.py" "$CAP/vmcore.kdump-zlib" "$MAP" 2>&1) &&
+	ok "kallsyms: $(tail -1 <<<"$out")" || bad "kallsyms_check: $(tail -6 <<<"$out")"
+
+# ---- the peers on the ELF ----
+if [ $HAVE_PEERS = 0 ]; then
+	bad "no trixie peers: the oracles"
+	return
 fi
+local readers="guest /proc"
+peer_link "$V" "$E" "$HERE/oracle_drgn_generic.py" "$HERE/oracle_drgn.py"
+"$K" -N "$V" -M "$E" slab --format crash >"$CAP/kmem-s" 2>&1 || bad "slab --format crash: $(tail -1 "$CAP/kmem-s")"
+local okey; okey=$(cat "$CAP/stamp" "$HERE/oracle_drgn_generic.py" "$HERE/oracle_drgn.py" | sha256sum | cut -c1-16)
+if [ "$(cat "$CAP/drgn.key" 2>/dev/null)" != "$okey" ]; then
+	chroot "$PEER_ROOT" python3 "$HERE/oracle_drgn_generic.py" "$E" "$V" alias \
+		>"$CAP/drgn.json" 2>"$CAP/drgn.err" && echo "$okey" >"$CAP/drgn.key"
+fi
+if [ -s "$CAP/drgn.key" ]; then
+	"$PY" -c 'import json, sys; print("\n".join("%#x" % w["address"] for w in json.load(open(sys.argv[1]))["whatis"]))' \
+		"$CAP/drgn.json" | "$K" -N "$V" -M "$E" --json whatis - >"$CAP/whatis.json" 2>"$CAP/whatis.err"
+	out=$("$PY" "$HERE/kernel_compare.py" drgn "$CAP/drgn.json" "$CAP/kmem-s" "$CAP/whatis.json" "$CAP/profile.json") &&
+		ok "$(tr '\n' ';' <<<"$out")" || bad "against drgn $DRGN_V: $out"
+	readers="$readers, drgn $DRGN_V"
+else
+	bad "drgn $DRGN_V failed on $E: $(grep -v '^ ' "$CAP/drgn.err" | tail -1 | cut -c1-200)"
+fi
+out=$(KVS_DRGN_ROOT=$PEER_ROOT "$PY" "$HERE/drgn_compat.py" "$E" "alias:$E" "$V" 2>&1)
+case $? in
+0) ok "drgn $DRGN_V and kvmstat's object layer: $(tail -1 <<<"$out")" ;;
+*) bad "drgn_compat: $(head -12 <<<"$out")" ;;
+esac
+if [ "$ARCH" = amd64 ]; then
+	printf 'kmem -s\nquit\n' >"$PEER_ROOT/tmp/kvs-kmem-s"
+	chroot "$PEER_ROOT" crash -s -i /tmp/kvs-kmem-s "$V" "$E" </dev/null \
+		>"$CAP/crash.kmem-s" 2>"$CAP/crash.err"
+	out=$("$PY" "$HERE/kernel_compare.py" crash "$CAP/crash.kmem-s" "$CAP/kmem-s") &&
+		{ ok "$out"; readers="$readers, crash $CRASH_V"; } ||
+		bad "against crash $CRASH_V: $out $(tail -2 "$CAP/crash.err")"
+else
+	UNREAD+=("$ARCH $KVER $VAR by crash: Debian's crash $CRASH_V reads the host's architecture only")
+fi
+READERS+=("$ARCH $KVER $VAR ($(basename "$E")): $readers")
 }
 
 for spec in "${MATRIX[@]}"; do

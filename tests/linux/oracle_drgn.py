@@ -24,6 +24,10 @@ Prints JSON on stdout:
     of its freelist, minus the CPU freelists of the CPU slabs).
   profile: prof_on, prof_shift, prof_len, _stext, total, every non-zero bin of
     prof_buffer as {"index": count}, and the top N bins with symbol names.
+    Where the kernel has cpu_profile_hits (each CPU's two pages of recent
+    {bin, hits} pairs not yet added to prof_buffer), their hits are added:
+    what /proc/profile would show once it flushed them (hash_hits says how
+    many).
 
 drgn 0.0.22 reads the paging ELF and kdump files (with a filled utsname), not
 QEMU's phys-only ELF (paging=false) nor the raw flattened kdump.  With
@@ -144,6 +148,42 @@ def setup_ram(prog, ram):
     prog.add_memory_segment((START_KERNEL_MAP - phys_base) & (2**64 - 1), min(size, 1 << 30), read, False)
     return mm, size, {'vmcoreinfo_phys': hex(note_off), 'phys_base': phys_base,
                       'kerneloffset': info.get('KERNELOFFSET')}
+
+
+def prof_counts(prog, buf_ptr, plen):
+    """The profile's counters: {bin: count} of prof_buffer's non-zero bins,
+    plus the hits each online CPU still holds in its two hash pages
+    (cpu_profile_hits, where the kernel has it), and how many those were."""
+    data = prog.read(buf_ptr, plen * 4)
+    bins = {}
+    step = 4096                       # skip all-zero stretches quickly
+    zero = bytes(step)
+    for base in range(0, len(data), step):
+        part = data[base:base + step]
+        if part == zero[:len(part)]:
+            continue
+        for j, c in enumerate(struct.unpack(f'<{len(part) // 4}I', part)):
+            if c:
+                bins[base // 4 + j] = c
+    # hits still held in each online CPU's two hash pages
+    hash_hits = 0
+    try:
+        pairs = prog['cpu_profile_hits']
+    except KeyError:
+        pairs = None
+    if pairs is not None:
+        from drgn.helpers.linux.cpumask import for_each_online_cpu
+        from drgn.helpers.linux.percpu import per_cpu
+        page_size = prog['PAGE_SIZE'].value_()
+        for cpu in for_each_online_cpu(prog):
+            for half in per_cpu(pairs, cpu):
+                if not half.value_():
+                    continue
+                for pc, hits in struct.iter_unpack('<II', prog.read(half.value_(), page_size)):
+                    if hits:
+                        bins[pc] = bins.get(pc, 0) + hits
+                        hash_hits += hits
+    return bins, hash_hits
 
 
 class Oracle:
@@ -313,17 +353,8 @@ class Oracle:
         if not buf_ptr or not plen:
             res.update({'total': 0, 'bins': {}, 'top': []})
             return res
-        data = prog.read(buf_ptr, plen * 4)
-        bins = {}
-        step = 4096                       # skip all-zero stretches quickly
-        zero = bytes(step)
-        for base in range(0, len(data), step):
-            part = data[base:base + step]
-            if part == zero[:len(part)]:
-                continue
-            for j, c in enumerate(struct.unpack(f'<{len(part) // 4}I', part)):
-                if c:
-                    bins[base // 4 + j] = c
+        bins, hash_hits = prof_counts(prog, buf_ptr, plen)
+        res['hash_hits'] = hash_hits
         res['total'] = sum(bins.values())
         res['nonzero_bins'] = len(bins)
         res['bins'] = {str(i): c for i, c in bins.items()}

@@ -397,6 +397,15 @@ lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 	kerr_clear(&kd->err);
 	p->direct_base = pob;
 	p->direct_end = pob + DIRECT_MAP_SPAN;
+	/* Randomised, the vmalloc area follows the direct map closer than its
+	 * 64 TiB: above vmalloc_base addresses need the page tables. */
+	if (image_sym(kd, "vmalloc_base", &v) == 0) {
+		uint64_t x;
+		if (kvs_phys_read(kd, image_pa(kd, v), &x, sizeof(x)) == 0 &&
+		    le64toh(x) > pob && le64toh(x) < p->direct_end)
+			p->direct_end = le64toh(x);
+	}
+	kerr_clear(&kd->err);
 	return 0;
 }
 

@@ -10,11 +10,18 @@
  *
  * The rate is the timer tick's (HZ, from tick_nsec), per CPU.
  *
+ * Older kernels (SMP, with /proc; 5.10 still) also kept each CPU's recent hits
+ * in two pages of {bin, hits} pairs (per-CPU cpu_profile_hits[2]), and
+ * added them to prof_buffer only when a group of pairs filled or when
+ * /proc/profile was read; readprofile's counts are the buffer plus those
+ * pages.  The pages are summed in when the kernel has the symbol.
+ *
  * The variables' widths differ between kernels (prof_shift has been int and
  * unsigned short) and a dump without debug file has no type for them, so
  * the shift is taken from what must hold: prof_len == (_etext - _stext) >>
  * prof_shift, and checked against the variable's low byte.
  */
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +53,64 @@ tick_rate(kvs_t *kd)
 		hz = (int)((1000000000ULL + ns / 2) / ns);
 	kd->err = saved;
 	return hz;
+}
+
+#define HIT_PAGE_MAX 65536
+
+/* Add the hits still held in each online CPU's two hash pages into bins
+ * (little-endian counters, len of them).  0 (also when the kernel has no
+ * such pages), or -1 with the error set. */
+static int
+add_cpu_hits(kvs_t *kd, uint32_t *bins, uint64_t len)
+{
+	uint64_t sym, pgsz = 4096, ptr;
+	struct lnx_cpus c;
+	uint8_t *page;
+	unsigned cpu, half;
+	size_t k;
+	int rc = 0;
+
+	if (kvs_symbol(kd, "cpu_profile_hits", &sym, NULL) != 0) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	if (!linux_vi_u64(kd, "PAGESIZE", 10, &pgsz) || pgsz < 4096 || pgsz > HIT_PAGE_MAX)
+		pgsz = 4096;
+	if (linux_cpus(kd, &c) != 0)
+		return kerr_push(&kd->err, "the per-CPU profile hits");
+	if ((page = malloc(pgsz)) == NULL) {
+		linux_cpus_free(&c);
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	}
+	for (cpu = 0; cpu < c.n && rc == 0; cpu++) {
+		if (!c.online[cpu])
+			continue;
+		for (half = 0; half < 2 && rc == 0; half++) {
+			if (kread_u64(kd, sym + c.off[cpu] + 8 * half, &ptr) != 0 ||
+			    (ptr != 0 && kvs_read(kd, ptr, page, pgsz) != 0)) {
+				rc = kerr_push(&kd->err, "CPU %u's profile hits", cpu);
+				break;
+			}
+			for (k = 0; ptr != 0 && k + 8 <= pgsz; k += 8) {
+				uint32_t pc, hits;
+				memcpy(&pc, page + k, 4);
+				memcpy(&hits, page + k + 4, 4);
+				pc = le32toh(pc);
+				hits = le32toh(hits);
+				if (hits == 0)
+					continue;
+				if (pc >= len) {
+					rc = kerr_set(&kd->err, KVS_E_DATA, "CPU %u's profile hits "
+					    "name bin %u of %llu", cpu, pc, (unsigned long long)len);
+					break;
+				}
+				bins[pc] = htole32(le32toh(bins[pc]) + hits);
+			}
+		}
+	}
+	free(page);
+	linux_cpus_free(&c);
+	return rc;
 }
 
 struct kvmprof_gmon *
@@ -97,6 +162,10 @@ linux_profile_read(kvs_t *kd)
 	if (kvs_read(kd, buf, bins, (size_t)len * 4) != 0) {
 		kerr_push(&kd->err, "reading prof_buffer (%llu counters at 0x%llx)",
 		    (unsigned long long)len, (unsigned long long)buf);
+		free(bins);
+		return NULL;
+	}
+	if (add_cpu_hits(kd, bins, len) != 0) {
 		free(bins);
 		return NULL;
 	}

@@ -7,7 +7,11 @@
  *
  * Where the busy areas are: vmap_area_list (one list in address order,
  * before 6.9), or each vmap_node's busy list (vmap_nodes[nr_vmap_nodes],
- * 6.9+): chosen by which symbol the kernel has.  Layouts from the types.
+ * 6.9+): chosen by which symbol the kernel has.  The areas waiting to be
+ * purged: each vmap_node's lazy.head (6.9+), purge_vmap_area_list (a
+ * list_head through vmap_area.list, before), or vmap_purge_list (an llist
+ * through vmap_area.purge_list, before that: 5.10).
+ * Layouts from the types.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +32,7 @@
 #define VMAP_RAM 0x1          /* vmap_area.flags */
 
 struct vlayout {
-	struct kfield va_start, va_end, list, vm, vflags;
+	struct kfield va_start, va_end, list, vm, vflags, purge_list;
 	struct kfield addr, size, flags, pages, nr_pages, phys_addr, caller;
 	uint64_t va_need, vm_need;
 	bool numa;
@@ -48,6 +52,7 @@ layout(kvs_t *kd, struct vlayout *L)
 	    kfield(kd, A, "list", &L->list, true) != 0 ||
 	    kfield(kd, A, "vm", &L->vm, true) != 0 ||
 	    kfield(kd, A, "flags", &L->vflags, false) != 0 ||
+	    kfield(kd, A, "purge_list", &L->purge_list, false) != 0 ||
 	    kfield(kd, V, "addr", &L->addr, true) != 0 ||
 	    kfield(kd, V, "size", &L->size, true) != 0 ||
 	    kfield(kd, V, "flags", &L->flags, true) != 0 ||
@@ -322,6 +327,28 @@ walk(kvs_t *kd, const struct vlayout *L, uint64_t head, bool purge, struct acc *
 	return 0;
 }
 
+/* The lock-less list at head (an llist_head whose entries are linked
+ * through vmap_area.purge_list), to its NULL: the purge list before 5.11. */
+static int
+walk_llist(kvs_t *kd, const struct vlayout *L, uint64_t head, struct acc *a, int *rc)
+{
+	struct kwalk w;
+	uint64_t p;
+
+	if (kread_u64(kd, head, &p) != 0)
+		return kerr_push(&kd->err, "vmap purge list at 0x%" PRIx64, head);
+	kwalk_init(&w, kvs_dump_bound(kd, 64, AREAS_MAX));
+	while (p != 0) {
+		if (kwalk_step(kd, &w, p, "vmap purge list") != 0)
+			return -1;
+		if (one(kd, L, p - L->purge_list.off, true, a, rc) != 0)
+			return -1;
+		if (kread_u64(kd, p, &p) != 0)
+			return kerr_push(&kd->err, "vmap purge list");
+	}
+	return 0;
+}
+
 int
 linux_vmalloc(kvs_t *kd, struct kvs_varea **out, size_t *n)
 {
@@ -335,8 +362,17 @@ linux_vmalloc(kvs_t *kd, struct kvs_varea **out, size_t *n)
 	if (kvs_symbol(kd, "vmap_area_list", &head, NULL) == 0) {
 		if (walk(kd, &L, head, false, &a, &rc) != 0)
 			goto bad;
+		/* The lazily freed areas, printed after the busy ones. */
+		if (kvs_symbol(kd, "purge_vmap_area_list", &head, NULL) == 0) {
+			if (walk(kd, &L, head, true, &a, &rc) != 0)
+				goto bad;
+		} else if (L.purge_list.present &&
+		    kvs_symbol(kd, "vmap_purge_list", &head, NULL) == 0) {
+			if (walk_llist(kd, &L, head, &a, &rc) != 0)
+				goto bad;
+		}
 	} else {
-		struct kfield busy;
+		struct kfield busy, lazy;
 		struct kvs_typeinfo ti;
 		uint64_t nodes, nr, i;
 
@@ -344,6 +380,7 @@ linux_vmalloc(kvs_t *kd, struct kvs_varea **out, size_t *n)
 		if (kvs_symbol(kd, "vmap_nodes", &head, NULL) != 0 ||
 		    kread_u64(kd, head, &nodes) != 0 ||
 		    kfield(kd, "struct vmap_node", "busy.head", &busy, true) != 0 ||
+		    kfield(kd, "struct vmap_node", "lazy.head", &lazy, false) != 0 ||
 		    kvs_type(kd, "struct vmap_node", &ti) != 0) {
 			kerr_push(&kd->err, "neither vmap_area_list nor vmap_nodes");
 			goto bad;
@@ -356,11 +393,9 @@ linux_vmalloc(kvs_t *kd, struct kvs_varea **out, size_t *n)
 		for (i = 0; i < nr; i++)
 			if (walk(kd, &L, nodes + i * ti.size + busy.off, false, &a, &rc) != 0)
 				goto bad;
-	}
-	/* The lazily freed areas, printed after the busy ones. */
-	if (kvs_symbol(kd, "purge_vmap_area_list", &head, NULL) == 0) {
-		if (walk(kd, &L, head, true, &a, &rc) != 0)
-			goto bad;
+		for (i = 0; lazy.present && i < nr; i++)
+			if (walk(kd, &L, nodes + i * ti.size + lazy.off, true, &a, &rc) != 0)
+				goto bad;
 	}
 	kerr_clear(&kd->err);
 	*out = a.v;
