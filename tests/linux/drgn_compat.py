@@ -30,27 +30,10 @@ if sys.argv[1] == 'drgn':
     from drgn.helpers.linux.slab import for_each_slab_cache
     from drgn.helpers.linux.cpumask import for_each_online_cpu
     from drgn.helpers.linux.percpu import per_cpu
-    prog = drgn.Program()
-    prog.set_core_dump(sys.argv[2])
-    if sys.argv[4:] == ['alias']:
-        # QEMU's phys-only ELF: the kernel image's virtual range as one more
-        # segment over the physical memory under it (as a kexec vmcore has),
-        # so drgn finds the page tables and walks them itself.
-        import struct
-        data = open(sys.argv[2], 'rb').read(1 << 20)
-        i = data.index(b'OSRELEASE=')
-        end = data.index(b'\0', i)
-        info = dict(l.split('=', 1) for l in data[i:end].decode().split('\n') if '=' in l)
-        if 'NUMBER(kimage_voffset)' in info:
-            voff = int(info['NUMBER(kimage_voffset)'], 16)
-            start = int(info['NUMBER(MODULES_END)'], 16)
-        else:
-            voff = (0xffffffff80000000 - int(info['NUMBER(phys_base)'])) & (2**64 - 1)
-            start = 0xffffffff80000000
-        def read(address, count, offset, physical, start=start, voff=voff):
-            return prog.read((start + offset - voff) & (2**64 - 1), count, True)
-        prog.add_memory_segment(start, 1 << 30, read, False)
-    prog.load_debug_info([sys.argv[3]])
+    # the kernel image aliased for QEMU's phys-only ELF: one home for that
+    sys.path.insert(0, sys.argv[5])
+    from oracle_drgn_generic import open_prog
+    prog = open_prog(sys.argv[2], sys.argv[3], sys.argv[4] == 'alias')
 else:
     import kvmstat
     from kvmstat import Object, cast, container_of, sizeof
@@ -121,7 +104,8 @@ def main():
     k = run('kvmstat', sys.argv[1], sys.argv[3])
     # DUMP_DRGN "alias:FILE": the phys-only ELF FILE with the image aliased
     d = run('drgn', sys.argv[2].split(':', 1)[-1], sys.argv[3],
-            ['alias'] if sys.argv[2].startswith('alias:') else [])
+            ['alias' if sys.argv[2].startswith('alias:') else 'plain',
+             os.path.dirname(os.path.abspath(__file__))])
     if k is None or d is None:
         return 2
     if k == d:

@@ -29,34 +29,43 @@ import os
 
 import drgn
 from drgn import FaultError
-from drgn.helpers.linux.mm import compound_head, page_to_virt, virt_to_page
-from drgn.helpers.linux.slab import (for_each_slab_cache, slab_cache_for_each_allocated_object,
-                                     slab_object_info)
 
 
 def open_prog(dump, vmlinux, alias):
+    """A drgn Program on dump with vmlinux's debug info; alias: QEMU's
+    phys-only ELF, given the kernel image's virtual range as one more
+    segment over the physical memory under it (as a kexec vmcore has it).
+    arm64: exactly [_text, _end) at their runtime (KASLR) addresses, since
+    the vmalloc area begins where the image does and must go through the
+    page tables; x86_64: the kernel text mapping's 1 GiB."""
     prog = drgn.Program()
     prog.set_core_dump(dump)
     if alias:
         data = open(dump, 'rb').read(1 << 20)
         i = data.index(b'OSRELEASE=')
         end = data.index(b'\0', i)
-        info = dict(l.split('=', 1) for l in data[i:end].decode().split('\n') if '=' in l)
+        info = dict(l.split('=', 1) for l in data[i:end].decode('latin-1').split('\n')
+                    if '=' in l)
+    prog.load_debug_info([vmlinux])
+    if alias:
         if 'NUMBER(kimage_voffset)' in info:
             voff = int(info['NUMBER(kimage_voffset)'], 16)
-            start = int(info['NUMBER(MODULES_END)'], 16)
+            start = prog.symbol('_text').address & ~0xfff
+            size = prog.symbol('_end').address - start
         else:
             voff = (0xffffffff80000000 - int(info['NUMBER(phys_base)'])) & (2**64 - 1)
-            start = 0xffffffff80000000
+            start, size = 0xffffffff80000000, 1 << 30
 
         def read(address, count, offset, physical, start=start, voff=voff):
             return prog.read((start + offset - voff) & (2**64 - 1), count, True)
-        prog.add_memory_segment(start, 1 << 30, read, False)
-    prog.load_debug_info([vmlinux])
+        prog.add_memory_segment(start, size, read, False)
     return prog
 
 
 def main():
+    from drgn.helpers.linux.mm import compound_head, page_to_virt, virt_to_page
+    from drgn.helpers.linux.slab import (for_each_slab_cache,
+                                         slab_cache_for_each_allocated_object, slab_object_info)
     args = [a for a in sys.argv[1:] if a != '--slab-only']
     slab_only = len(args) < len(sys.argv) - 1
     if len(args) not in (2, 3) or args[2:] not in ([], ['alias']):

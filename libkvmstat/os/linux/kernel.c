@@ -362,6 +362,42 @@ arm64_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 	return 0;
 }
 
+/* The memory map as the walkers use it: the struct page array's base
+ * (vmemmap: the address pfn 0's struct page would have) and the direct
+ * map's address of physical 0 (linear address = that + pa).  x86_64: the
+ * randomised vmemmap_base and page_offset_base.  arm64: VMCOREINFO's
+ * VMEMMAP_START less PHYS_OFFSET's pages, and PAGE_OFFSET less PHYS_OFFSET
+ * (memstart_addr, as the kernel's vmemmap and __phys_to_virt use it).
+ * 0, or -1 with the error set. */
+int
+linux_memmap(kvs_t *kd, uint64_t *vmemmap, uint64_t *phys0)
+{
+	struct linux_priv *lp = priv_of(kd);
+	uint64_t a, start, va_bits = 48, pgsz = 4096;
+	struct kvs_typeinfo ti;
+
+	if (lp != NULL && lp->arm64) {
+		if (!vi_u64(kd, "NUMBER(VMEMMAP_START)", 16, &start))
+			return kerr_set(&kd->err, KVS_E_VERSION, "the dump's VMCOREINFO has no "
+			    "NUMBER(VMEMMAP_START): the memory map is not found");
+		vi_u64(kd, "NUMBER(VA_BITS)", 10, &va_bits);
+		vi_u64(kd, "PAGESIZE", 10, &pgsz);
+		if (va_bits < 36 || va_bits > 52 || pgsz < 4096 ||
+		    kvs_type(kd, "struct page", &ti) != 0)
+			return kerr_push(&kd->err, "the arm64 memory map");
+		/* memstart_addr is signed: KASLR moves the linear map below
+		 * physical 0 (it is a multiple of the page size) */
+		*vmemmap = start - (uint64_t)((int64_t)lp->phys_offset / (int64_t)pgsz) * ti.size;
+		*phys0 = (~0ULL << va_bits) - lp->phys_offset;
+		return 0;
+	}
+	if (kvs_symbol(kd, "vmemmap_base", &a, NULL) != 0 || kread_u64(kd, a, vmemmap) != 0 ||
+	    kvs_symbol(kd, "page_offset_base", &a, NULL) != 0 || kread_u64(kd, a, phys0) != 0)
+		return kerr_set(&kd->err, KVS_E_VERSION, "no vmemmap_base / page_offset_base: "
+		    "the memory map is not found");
+	return 0;
+}
+
 static int
 lnx_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 {

@@ -15,6 +15,7 @@ KVS_HIDDEN const char *linux_vmcoreinfo(kvs_t *kd, const char *key, size_t *len)
 /* A VMCOREINFO number ("KERNELOFFSET" in base 16...): true if present and
  * well-formed (a leading '-' is a negative value). */
 KVS_HIDDEN bool linux_vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v);
+KVS_HIDDEN int linux_memmap(kvs_t *kd, uint64_t *vmemmap, uint64_t *phys0);
 /* Read the kernel image at runtime address va before (or without) page
  * tables: through its linear mapping, or the source's virtual ranges. */
 KVS_HIDDEN int linux_image_read(kvs_t *kd, uint64_t va, void *buf, size_t len);
@@ -98,7 +99,7 @@ struct slub_cache {
 
 KVS_HIDDEN int slub_resolve(kvs_t *kd, struct slayout *L);
 KVS_HIDDEN int slub_read_cpus(kvs_t *kd, struct scpus *c);
-KVS_HIDDEN void slub_read_mem(kvs_t *kd, struct smem *m);
+KVS_HIDDEN int slub_read_mem(kvs_t *kd, struct smem *m);
 KVS_HIDDEN int64_t slub_freelist(kvs_t *kd, const struct slayout *L, struct smem *m,
     const struct slub_cache *ca, uint64_t slab, uint64_t head, bool *corrupt,
     void (*each)(void *arg, uint64_t obj), void *arg);

@@ -180,18 +180,15 @@ slub_read_cpus(kvs_t *kd, struct scpus *c)
 	return 0;
 }
 
-void
+int
 slub_read_mem(kvs_t *kd, struct smem *m)
 {
-	uint64_t a;
-
 	memset(m, 0, sizeof(*m));
 	m->swab = -1;
-	if (kvs_symbol(kd, "vmemmap_base", &a, NULL) == 0 && kread_u64(kd, a, &m->vmemmap) == 0 &&
-	    kvs_symbol(kd, "page_offset_base", &a, NULL) == 0 &&
-	    kread_u64(kd, a, &m->page_offset) == 0)
-		m->known = true;
-	kerr_clear(&kd->err);
+	if (linux_memmap(kd, &m->vmemmap, &m->page_offset) != 0)
+		return -1;
+	m->known = true;
+	return 0;
 }
 
 static uint64_t
@@ -438,7 +435,9 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		list->mtl_error = MEMSTAT_ERROR_KVM;
 		goto out;
 	}
-	slub_read_mem(kd, &mem);
+	/* without the memory map the freelists go unbounded-checked */
+	if (slub_read_mem(kd, &mem) != 0)
+		kerr_clear(&kd->err);
 	if (mtl_refresh_begin(list, ALLOCATOR_SLAB, cpus->n) != 0)
 		goto out;
 	if (kread_u64(kd, head, &p) != 0) {

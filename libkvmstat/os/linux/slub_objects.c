@@ -123,12 +123,8 @@ linux_census(kvs_t *kd)
 	}
 	if (slub_resolve(kd, &c->L) != 0 || slub_read_cpus(kd, c->cpus) != 0)
 		goto bad;
-	slub_read_mem(kd, &c->mem);
-	if (!c->mem.known) {
-		kerr_set(&kd->err, KVS_E_VERSION, "no vmemmap_base / page_offset_base: "
-		    "the memory map is not found");
+	if (slub_read_mem(kd, &c->mem) != 0)
 		goto bad;
-	}
 	if (kvs_type(kd, "struct page", &ti) != 0)
 		goto bad;
 	c->page_size = ti.size;

@@ -283,12 +283,19 @@ one(kvs_t *kd, const struct vlayout *L, uint64_t va, bool purge, struct acc *a, 
 		uint64_t pages = kfield_get(vb, sizeof(vb), &L->pages);
 		/* vmalloc_base is an unsigned long: 8 bytes, also when no type
 		 * says so (symbols from kallsyms, types from BTF) */
-		uint64_t lo = 0xffffc90000000000ULL, at;
-		if (kvs_symbol(kd, "vmalloc_base", &at, NULL) != 0 || kread_u64(kd, at, &lo) != 0) {
-			kerr_clear(&kd->err);
-			lo = 0xffffc90000000000ULL;
+		uint64_t lo = 0xffffc90000000000ULL, hi, at;
+		/* VMCOREINFO names the range where the kernel exports it
+		 * (arm64); else x86_64's: vmalloc_base, 32 TiB */
+		if (!linux_vi_u64(kd, "NUMBER(VMALLOC_START)", 16, &lo) ||
+		    !linux_vi_u64(kd, "NUMBER(VMALLOC_END)", 16, &hi) || hi <= lo) {
+			if (kvs_symbol(kd, "vmalloc_base", &at, NULL) != 0 ||
+			    kread_u64(kd, at, &lo) != 0) {
+				kerr_clear(&kd->err);
+				lo = 0xffffc90000000000ULL;
+			}
+			hi = lo + (32ULL << 40);
 		}
-		if (pages >= lo && pages < lo + (32ULL << 40))
+		if (pages >= lo && pages < hi)
 			add_word(v->flags, sizeof(v->flags), "vpages");
 	}
 	/* show_numa_info: the pages per node; with one node, all on node 0. */
