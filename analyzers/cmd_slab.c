@@ -124,7 +124,8 @@ slab_objects(kvs_t *kd, const struct opts *o)
 	if (rc < 0) {
 		const char *msg = kvs_geterr(kd);
 		json_decref(x.arr);
-		if (wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
+		if (strncmp(msg, "kvmstat reads no ", 17) == 0 &&
+		    wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
 		    "`zone` or `malloc`"))
 			return 1;
 		fprintf(stderr, "kvmstat: slab: %s\n", sanitize(clean, sizeof(clean), msg,

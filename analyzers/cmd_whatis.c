@@ -90,6 +90,8 @@ whatis_json(const struct kvs_whatis *w, int rc)
 			json_object_set_new(r, "alloc_caller", json_kaddr(w->alloc_caller));
 		if (w->free_caller != 0)
 			json_object_set_new(r, "free_caller", json_kaddr(w->free_caller));
+		if (w->malloc_zone[0] != '\0')
+			json_object_set_new(r, "malloc_zone", json_dumpstr(w->malloc_zone));
 	}
 	if (w->page != 0) {
 		json_object_set_new(r, "pfn", json_integer((json_int_t)w->pfn));
@@ -114,6 +116,10 @@ whatis_json(const struct kvs_whatis *w, int rc)
 		json_object_set_new(r, "pid", json_integer(w->pid));
 		json_object_set_new(r, "comm", json_dumpstr(w->comm));
 		json_object_set_new(r, "task", json_kaddr(w->task));
+		if (w->tid >= 0) {               /* FreeBSD: the thread */
+			json_object_set_new(r, "tid", json_integer(w->tid));
+			json_object_set_new(r, "thread", json_kaddr(w->task));
+		}
 	}
 	if (w->note[0] != '\0')
 		json_object_set_new(r, "note", json_dumpstr(w->note));
@@ -151,6 +157,9 @@ whatis_text(kvs_t *kd, const struct kvs_whatis *w)
 		if (w->cpu >= 0)
 			printf(" cpu %d", w->cpu);
 		printf("\n");
+		if (w->malloc_zone[0] != '\0')
+			printf("  MALLOC ZONE %s\n", sanitize(clean, sizeof(clean), w->malloc_zone,
+			    strlen(w->malloc_zone), false));
 		if (w->alloc_caller != 0) {
 			caller_text(kd, w->alloc_caller, c2, sizeof(c2));
 			printf("  ALLOCATED BY %s\n", c2);
@@ -170,8 +179,13 @@ whatis_text(kvs_t *kd, const struct kvs_whatis *w)
 		    false));
 		break;
 	case KVS_WHATIS_STACK:
-		printf("  STACK of PID %d \"%s\" task %016" PRIx64 "\n", w->pid,
-		    sanitize(clean, sizeof(clean), w->comm, strlen(w->comm), false), w->task);
+		if (w->tid >= 0)
+			printf("  STACK of PID %d TID %d \"%s\" thread %016" PRIx64 "\n", w->pid,
+			    w->tid, sanitize(clean, sizeof(clean), w->comm, strlen(w->comm), false),
+			    w->task);
+		else
+			printf("  STACK of PID %d \"%s\" task %016" PRIx64 "\n", w->pid,
+			    sanitize(clean, sizeof(clean), w->comm, strlen(w->comm), false), w->task);
 		break;
 	default:
 		break;
@@ -236,7 +250,9 @@ cmd_whatis(kvs_t *kd, const struct opts *o)
 	}
 	if (rc < 0) {
 		json_decref(arr);
-		if (wrong_family(kd, o, "Linux", "whatis", "Linux slab caches and pages",
+		/* Only a kernel family without answers (census.c's "reads no"). */
+		if (strncmp(kvs_geterr(kd), "kvmstat reads no ", 17) == 0 &&
+		    wrong_family(kd, o, "Linux", "whatis", "Linux slab caches and pages",
 		    "`zone` or `malloc`"))
 			return 1;
 		return lib_error(kd, o, "whatis");

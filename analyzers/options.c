@@ -36,8 +36,8 @@ static const struct command commands[] = {
 	    "/proc/buddyinfo", A_CSV, NULL, "[--csv]" },
 	{ "zoneinfo", cmd_zoneinfo, "the page allocator's zones, as /proc/zoneinfo",
 	    A_CSV, NULL, "[--csv]" },
-	{ "whatis", cmd_whatis, "what holds each address: slab object, page, vmalloc, "
-	    "symbol, stack (Linux)", A_ARGS, NULL, "ADDR...|-" },
+	{ "whatis", cmd_whatis, "what holds each address: slab object (FreeBSD: UMA "
+	    "item), page, vmalloc, symbol, stack", A_ARGS, NULL, "ADDR...|-" },
 	{ "vmalloc", cmd_vmalloc, "the kernel's vmalloc areas, as /proc/vmallocinfo (Linux)",
 	    A_CSV, NULL, "[--csv]" },
 	{ "type", cmd_type, "layout of kernel types, as gdb's ptype /o (-N only)",

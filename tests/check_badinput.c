@@ -55,7 +55,7 @@ START_TEST(truncated)
 		  "minidump header truncated (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
-		  "minidump truncated: 71 pages claimed, file holds 0" },  /* truth.json dumped_pages */
+		  "minidump truncated: %zu pages claimed, file holds 0" },  /* truth.json dumped_pages */
 		{ "empty file", "minidump header truncated (%zu bytes)",
 		  "minidump header truncated (%zu bytes)",
 		  "message buffer (msgbufsize 6000 bytes at offset 0x1000) past end of file (%zu bytes)",
@@ -82,7 +82,14 @@ START_TEST(truncated)
 		char w[256];
 
 		ck_assert_int_eq(copy_prefix(src, dst, cuts[i]), 0);
-		snprintf(w, sizeof(w), want[_i][i], cuts[i]);
+		if (strstr(want[_i][i], "pages claimed") != NULL) {
+			/* The pages the generator's model dumped (truth.json). */
+			json_t *t = load_truth("fbsd14/truth.json");
+			snprintf(w, sizeof(w), want[_i][i], (size_t)jget(json_object_get(t,
+			    "dumped_pages"), "minidump2"));
+			json_decref(t);
+		} else
+			snprintf(w, sizeof(w), want[_i][i], cuts[i]);
 		expect_open_fails(kernel(), dst, 0, w);
 		/* The message names the file it could not use. */
 		expect_open_fails(kernel(), dst, 0, dst);

@@ -125,7 +125,7 @@ kvs_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 	kerr_clear(&kd->err);
 	if (w == NULL)
 		return kerr_set(&kd->err, KVS_E_INVAL, "no place for the answer");
-	*w = (struct kvs_whatis){ .addr = addr, .cpu = -1, .pid = -1 };
+	*w = (struct kvs_whatis){ .addr = addr, .cpu = -1, .pid = -1, .tid = -1 };
 	if (kd->os->whatis == NULL)
 		return none(kd, "address owners");
 	return kd->os->whatis(kd, addr, w);
@@ -149,7 +149,7 @@ kvs_obj_state_str(kvs_obj_state_t s)
 		[KVS_OBJ_ALLOCATED] = "allocated", [KVS_OBJ_FREE_CPU] = "free (cpu)",
 		[KVS_OBJ_FREE_CPU_PARTIAL] = "free (cpu partial)",
 		[KVS_OBJ_FREE_PARTIAL] = "free (partial)", [KVS_OBJ_FREE] = "free",
-		[KVS_OBJ_UNKNOWN] = "unknown",
+		[KVS_OBJ_UNKNOWN] = "unknown", [KVS_OBJ_FREE_ZONE] = "free (zone bucket)",
 	};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }

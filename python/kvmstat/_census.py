@@ -18,7 +18,7 @@ KVS_CF_LIVE, KVS_CF_UNREADABLE, KVS_CF_ESTIMATE = 0x01, 0x02, 0x04
 UNITS = ['KiB', 'pages', 'count', 'bytes']
 PZ_ORDERS, PZ_POOLS, PZ_PROT = 16, 8, 8
 OBJ_STATES = ['allocated', 'free (cpu)', 'free (cpu partial)', 'free (partial)', 'free',
-              'unknown']
+              'unknown', 'free (zone bucket)']
 WHATIS_KINDS = ['unknown', 'slab', 'page', 'vmalloc', 'symbol', 'stack']
 
 
@@ -80,7 +80,8 @@ class _WhatIs(ctypes.Structure):
                 ('area_start', _u64), ('area_end', _u64), ('area_caller', _u64),
                 ('symbol', ctypes.c_char * 128),
                 ('pid', ctypes.c_int), ('comm', ctypes.c_char * 32), ('task', _u64),
-                ('note', ctypes.c_char * 128)]
+                ('note', ctypes.c_char * 128),
+                ('malloc_zone', ctypes.c_char * 32), ('tid', ctypes.c_int)]
 
 
 _OBJ_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_SlabObject))
@@ -278,7 +279,8 @@ def whatis(k, addr):
                           else 'unknown', allocated=w.state == 0,
                           cpu=None if w.cpu < 0 else w.cpu,
                           alloc_caller=w.alloc_caller or None,
-                          free_caller=w.free_caller or None)
+                          free_caller=w.free_caller or None,
+                          malloc_zone=_s(w.malloc_zone) or None)
     if w.page:
         r.__dict__.update(pfn=w.pfn, page=w.page, page_flags=w.page_flags,
                           page_flags_names=[f for f in _s(w.page_flags_str).split('|') if f],
@@ -290,4 +292,6 @@ def whatis(k, addr):
         r.symbol = _s(w.symbol)
     if kind == 'stack':
         r.__dict__.update(pid=w.pid, comm=_s(w.comm), task=w.task)
+        if w.tid >= 0:                    # FreeBSD: the thread
+            r.__dict__.update(tid=w.tid, thread=w.task)
     return r

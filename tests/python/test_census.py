@@ -77,3 +77,32 @@ class FreeBSDCensus(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+    def test_uma_items_whatis_stacks(self):
+        """prog.slab_objects() and prog.whatis() on UMA zones, item by item,
+        and on 14's thread stacks, against truth.json's zslab/zthread."""
+        for fixture, gen in (('fbsd14', 14), ('fbsd12', 12), ('fbsd11', 11)):
+            t = truth(fixture)
+            with kvmstat.open(core=os.path.join(FIX, fixture, 'mem.raw'),
+                              kernel=kernel_of(fixture)) as prog:
+                for name, zt in sorted(t['zslab']['zones'].items()):
+                    objs = prog.slab_objects(name)
+                    self.assertTrue(objs.complete, name)
+                    got = {o.address: (o.state, o.cpu, o.slab, o.index) for o in objs}
+                    want = {num(o['address']): (o['state'], o['cpu'], num(o['slab']), o['index'])
+                            for o in zt['objects']}
+                    self.assertEqual(got, want, '%s %s' % (fixture, name))
+                    for o in zt['objects'][::5]:
+                        w = prog.whatis(num(o['address']) + 2)
+                        self.assertEqual((w.kind, w.cache, w.object, w.offset, w.state, w.cpu,
+                                          w.allocated, w.malloc_zone, w.pfn),
+                                         ('slab', name, num(o['address']), 2, o['state'],
+                                          o['cpu'], o['state'] == 'allocated', zt['malloc_zone'],
+                                          o['pfn']))
+                threads = t.get('zthread', {}).get('threads', [])
+                self.assertEqual(bool(threads), gen == 14)
+                for th in threads:
+                    w = prog.whatis(num(th['kstack']) + 16)
+                    self.assertEqual((w.kind, w.pid, w.tid, w.comm, w.thread),
+                                     ('stack', th['pid'], th['tid'], th['comm'],
+                                      num(th['thread'])))

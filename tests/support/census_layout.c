@@ -115,5 +115,7 @@ main(void)
 	F(kvs_whatis, comm);
 	F(kvs_whatis, task);
 	F(kvs_whatis, note);
+	F(kvs_whatis, malloc_zone);
+	F(kvs_whatis, tid);
 	return 0;
 }

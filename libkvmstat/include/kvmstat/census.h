@@ -166,7 +166,9 @@ typedef enum kvs_obj_state {
 	KVS_OBJ_FREE_PARTIAL,        /* on a slab of a node's partial list */
 	KVS_OBJ_FREE,                /* free, elsewhere (FreeBSD: a UMA
 	                              * bucket or slab) */
-	KVS_OBJ_UNKNOWN              /* the slab's bytes are not in the dump */
+	KVS_OBJ_UNKNOWN,             /* the slab's bytes are not in the dump */
+	KVS_OBJ_FREE_ZONE            /* FreeBSD: in a full bucket of the zone's
+	                              * bucket cache */
 } kvs_obj_state_t;
 
 struct kvs_slab_object {
@@ -224,8 +226,14 @@ struct kvs_whatis {
 	/* KVS_WHATIS_STACK */
 	int pid;
 	char comm[32];
-	uint64_t task;
+	uint64_t task;               /* task_struct; FreeBSD: struct thread */
 	char note[128];              /* why unknown, or what is missing */
+	/* Added later (appended, so older callers keep their offsets). */
+	char malloc_zone[32];        /* FreeBSD KVS_WHATIS_SLAB: the malloc(9)
+	                              * bucket zone ("malloc-64") when the zone
+	                              * is one of malloc's, else "" (the malloc
+	                              * type is not recorded in the item) */
+	int tid;                     /* FreeBSD KVS_WHATIS_STACK: td_tid, else -1 */
 };
 
 /* What holds addr.  0 with *w filled (kind UNKNOWN too), 1 when the answer

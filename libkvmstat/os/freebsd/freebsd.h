@@ -51,7 +51,17 @@ KVS_HIDDEN int freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
 KVS_HIDDEN int freebsd_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
 KVS_HIDDEN int freebsd_arenas(kvs_t *kd, struct kvs_arena **out, size_t *n);
 struct kvs_whatis;
-/* What holds addr: for now, the kernel symbol it lies in. */
+/* What holds addr: a kernel symbol, a struct vm_page, a UMA item, a
+ * thread's stack, a page (vm.c dispatches). */
 KVS_HIDDEN int freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w);
+/* uma_items.c: the UMA item at addr through its page, or the plain page
+ * (w->page set, 0 returned: not an item); 1 answered with *rc its status,
+ * 0 not an item, -1 error. */
+KVS_HIDDEN int freebsd_uma_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w, int *rc);
+struct kvs_slab_object;
+KVS_HIDDEN int freebsd_slab_objects(kvs_t *kd, const char *zone,
+    int (*cb)(void *arg, const struct kvs_slab_object *o), void *arg);
+/* kstack.c: the thread whose kernel stack holds addr: 1, 0 or -1. */
+KVS_HIDDEN int freebsd_kstack_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w);
 
 #endif

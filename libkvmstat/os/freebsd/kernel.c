@@ -432,4 +432,5 @@ const struct kvs_os_ops kvs_os_freebsd = {
 	.pzones = freebsd_pzones,
 	.arenas = freebsd_arenas,
 	.whatis = freebsd_whatis,
+	.slab_objects = freebsd_slab_objects,
 };

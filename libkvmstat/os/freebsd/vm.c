@@ -542,15 +542,15 @@ fail:
 }
 
 
-/* What holds addr: the kernel's text or data (a symbol).  The UMA item
- * behind a heap address needs the page's slab (vtoslab through the
- * vm_page array), which this file does not read yet: such an address is
- * "unknown", with the reason. */
+/* What holds addr, in this order: the kernel's text or data (a symbol);
+ * a struct vm_page, a UMA item through its page (uma_items.c); a thread's
+ * kernel stack (kstack.c); the page that holds it; else unknown. */
 int
 freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 {
 	uint64_t off, size;
 	const char *name = kvs_symbol_at(kd, addr, &off);
+	int rc = 0, r;
 
 	kerr_clear(&kd->err);
 	if (name != NULL && kvs_symbol(kd, name, NULL, &size) == 0 && (off < size || off == 0)) {
@@ -559,9 +559,22 @@ freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 		return 0;
 	}
 	kerr_clear(&kd->err);
+	r = freebsd_uma_whatis(kd, addr, w, &rc);
+	if (r != 0)
+		return r < 0 ? -1 : rc;
+	r = freebsd_kstack_whatis(kd, addr, w);
+	if (r != 0) {
+		if (r > 0)
+			w->page = 0;
+		return r < 0 ? -1 : 0;
+	}
+	if (w->page != 0) {
+		w->kind = KVS_WHATIS_PAGE;
+		return 0;
+	}
 	w->kind = KVS_WHATIS_UNKNOWN;
 	snprintf(w->note, sizeof(w->note), "%s", name != NULL ?
-	    "past the end of the nearest kernel symbol; UMA items are not looked up yet" :
-	    "not in the kernel's text or data; UMA items are not looked up yet");
+	    "past the end of the nearest kernel symbol, in no UMA slab, stack or page" :
+	    "not in the kernel's text or data, a UMA slab, a stack or a known page");
 	return 0;
 }
