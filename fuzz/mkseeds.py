@@ -318,7 +318,8 @@ def main():
         shutil.rmtree(OUT)
     # minidump: the small fixtures whole.
     for rel in ["fbsd14/vmcore.minidump1", "fbsd14/vmcore.minidump2", "fbsd14/vmcore.minidump3",
-                "fbsd14-s2/vmcore.minidump3"]:
+                "fbsd14-s2/vmcore.minidump3", "fbsd14-arm64/vmcore.minidump1",
+                "fbsd14-arm64/vmcore.minidump2", "fbsd14-arm64/vmcore.minidump3"]:
         put("fuzz_minidump", rel.replace("/", "_"), read(rel))
     # elfdump: virtual-only cores whole, full cores shrunk.
     for rel in ["fbsd14/vmcore.kva.elf", "fbsd14-s2/vmcore.kva.elf"]:

@@ -6,7 +6,9 @@
  * pages, FEAT_LPA2 with 4 and 16 KiB), the direct-map shortcut with a
  * physical offset, and the refusals: invalid descriptors at each level, a
  * reserved level-3 block, a user address, a missing table page and a
- * granule that does not exist.
+ * granule that does not exist.  Also a dump's own section of level 3
+ * descriptors (FreeBSD minidumps): pages, their offsets, the section's
+ * bounds, invalid and reserved entries, and a regime it cannot serve.
  *
  * The tables are built here from the architecture's descriptor format (an
  * index per level of granule - 3 bits, bits 1:0 = 11 table/page, 01
@@ -307,6 +309,58 @@ START_TEST(direct_map_offset)
 }
 END_TEST
 
+/* A FreeBSD minidump's section: one L3 descriptor per 4 KiB from pt_base,
+ * built here as the dumping kernel writes it; no tables are read. */
+START_TEST(minidump_section)
+{
+	static const uint64_t base = 0xffff000000000000ULL;
+	uint64_t sec[8] = { 0 }, pa, pgsz;
+	struct kvs_error e;
+	struct kvs_xlat_params p;
+	void *priv;
+
+	sec[0] = 0x200000 | 0x400 | 3;          /* AF, page */
+	sec[1] = 0x5a3000 | 0x400 | 3;
+	sec[2] = 0x5a4000 | 1;                  /* bits 1:0 = 01: reserved at L3 */
+	sec[3] = 0x5a5000 | 2;                  /* not valid */
+	regime(12, 48, 0, 0x40000000ULL);
+	p = params();
+	p.have_root = false;
+	p.pt = sec;
+	p.pt_entries = 8;
+	p.pt_level = 1;
+	p.pt_base = base;
+	p.direct_base = 0xffffa00000000000ULL;
+	p.direct_end = 0xffffff0000000000ULL;
+	p.direct_phys = 0x40000000ULL;
+	kerr_clear(&e);
+	ck_assert_int_eq(xlat(&p, base + 0x10, &pa, &pgsz, &e), 0);
+	ck_assert_uint_eq(pa, 0x200010);
+	ck_assert_uint_eq(pgsz, 4096);
+	ck_assert_int_eq(xlat(&p, base + 0x1fff, &pa, &pgsz, &e), 0);
+	ck_assert_uint_eq(pa, 0x5a3fff);
+	ck_assert_int_eq(xlat(&p, 0xffffa00000001234ULL, &pa, &pgsz, &e), 0);
+	ck_assert_uint_eq(pa, 0x40001234ULL);
+	ck_assert_int_eq(xlat(&p, base + 0x2000, &pa, &pgsz, &e), -1);
+	ck_assert_msg(strstr(e.msg, "reserved") != NULL, "%s", e.msg);
+	ck_assert_int_eq(xlat(&p, base + 0x3000, &pa, &pgsz, &e), -1);
+	ck_assert_msg(strstr(e.msg, "not valid") != NULL, "%s", e.msg);
+	ck_assert_int_eq(xlat(&p, base + 0x8000, &pa, &pgsz, &e), -1);
+	ck_assert_msg(strstr(e.msg, "beyond") != NULL, "%s", e.msg);
+	ck_assert_int_eq(xlat(&p, base - 0x1000, &pa, &pgsz, &e), -1);
+	ck_assert_msg(strstr(e.msg, "below") != NULL, "%s", e.msg);
+	ck_assert_int_eq(e.status, KVS_E_UNMAPPED);
+	/* 16 KiB pages: the section's 4 KiB entries cannot serve them */
+	p.page_shift = 14;
+	ck_assert_int_eq(kvs_arch_arm64.create(&priv, &p, &e), 0);
+	ck_assert_int_eq(kvs_arch_arm64.kvtop(priv, base, &pa, NULL, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "4 KiB level 3") != NULL, "%s", e.msg);
+	kvs_arch_arm64.destroy(priv);
+	free(mem);
+	mem = NULL;
+}
+END_TEST
+
 START_TEST(bad_descriptors_and_regimes)
 {
 	struct kvs_error e;
@@ -381,6 +435,7 @@ main(void)
 	tcase_add_test(tc, granules_and_va_sizes);
 	tcase_add_test(tc, pa_52_bits);
 	tcase_add_test(tc, direct_map_offset);
+	tcase_add_test(tc, minidump_section);
 	tcase_add_test(tc, bad_descriptors_and_regimes);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -35,7 +35,8 @@ def kv(fixture, core, *args):
 def main():
     for fixture, core in (("fbsd14", "vmcore.minidump3"), ("fbsd14", "vmcore.elf"),
                           ("fbsd14-s2", "vmcore.minidump3"), ("fbsd12", "vmcore.minidump2"),
-                          ("fbsd11", "vmcore.minidump2")):
+                          ("fbsd11", "vmcore.minidump2"), ("fbsd14-arm64", "vmcore.minidump1"),
+                          ("fbsd14-arm64", "vmcore.elf"), ("fbsd14-arm64", "mem.raw")):
         tp = os.path.join(FIX, fixture, "truth.json")
         if not check(os.path.exists(tp), "%s: no truth" % fixture):
             continue

@@ -43,7 +43,9 @@ FBSD = [("fbsd5", "fbsd5", "vmcore.elf"), ("fbsd11", "fbsd11", "mem.raw"),
     [("fbsd14", "fbsd14", c) for c in ("vmcore.minidump1", "vmcore.minidump2",
                                        "vmcore.minidump3", "vmcore.minidump3.t2",
                                        "vmcore.elf", "vmcore.kva.elf", "mem.raw")] + \
-    [("fbsd14-s2", "fbsd14", "vmcore.minidump3"), ("fbsd14-s2", "fbsd14", "vmcore.elf")]
+    [("fbsd14-s2", "fbsd14", "vmcore.minidump3"), ("fbsd14-s2", "fbsd14", "vmcore.elf")] + \
+    [("fbsd14-arm64", "fbsd14-arm64", c) for c in ("vmcore.minidump1", "vmcore.minidump2",
+                                                   "vmcore.minidump3", "vmcore.elf", "mem.raw")]
 LINUX = [("linux-kaslr", "vmcore"), ("linux-kaslr", "mem.raw"), ("linux-nokaslr", "vmcore"),
          ("linux-hostile", "vmcore.loop")]
 COMMANDS = [("info", "info"), ("dmesg", "dmesg"), ("malloc", "malloc"),

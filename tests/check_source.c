@@ -500,7 +500,7 @@ START_TEST(minidump_bad_headers)
 	memcpy(c, b, len); put32(c, 64, 0xfffff000);
 	expect_fail(md, c, len, KVS_E_TRUNCATED, "dump_avail", "4294963200");
 	/* Another architecture. */
-	memcpy(c, b, len); memcpy(c + 9, "FreeBSD/arm64\0\0", 15);
+	memcpy(c, b, len); memcpy(c + 9, "FreeBSD/riscv\0\0", 15);
 	expect_fail(md, c, len, KVS_E_FORMAT, "another architecture", NULL);
 	/* dump_avail covering more pages than the bitmap has bits. */
 	memcpy(c, b, len);

@@ -19,6 +19,12 @@
  * page (level 3), 01 a block (levels 1 and 2; level 0 with LPA2) or
  * reserved (level 3).  At most five descriptors are read: a loop in the
  * tables gives a wrong answer at worst, never a hang.
+ *
+ * A dump may carry its own page-table section instead (FreeBSD minidumps,
+ * params.pt): one level 3 descriptor per 4 KiB of kernel address space
+ * from params.pt_base, blocks already split into pages by the dumping
+ * kernel; the direct map beside it is the header's window.  Then that
+ * section alone answers for the kernel's addresses.
  */
 #include <elf.h>
 #include <endian.h>
@@ -82,6 +88,30 @@ arm64_canonical(uint64_t va)
 	return (va >> 52) == 0 || (va >> 52) == 0xfff;
 }
 
+/* The dump's section of level 3 descriptors (4 KiB granule). */
+static int
+walk_section(const struct arm64_xlat *x, uint64_t va, uint64_t *pa, uint64_t *size,
+    struct kvs_error *e)
+{
+	uint64_t idx, desc;
+
+	if (x->p.pt_level != 1 || x->g != 12)
+		return unmapped(va, "the dump's page-table section is not one of 4 KiB level 3 "
+		    "descriptors", -2, e);
+	if (va < x->p.pt_base)
+		return unmapped(va, "below the kernel addresses the dump's page-table section "
+		    "covers", -2, e);
+	idx = (va - x->p.pt_base) >> 12;
+	if (idx >= x->p.pt_entries)
+		return unmapped(va, "beyond the dump's page-table section", -2, e);
+	desc = le64toh(x->p.pt[idx]);
+	if ((desc & 3) != 3)
+		return unmapped(va, (desc & 1) ? "reserved (a block at level 3)" : "not valid", 3, e);
+	*size = 1ULL << 12;
+	*pa = out_addr(x, desc, 12) | (va & 0xfff);
+	return 0;
+}
+
 static int
 arm64_kvtop(const void *priv, uint64_t va, uint64_t *pa, uint64_t *run, uint64_t *pgsz,
     struct kvs_error *e)
@@ -94,6 +124,11 @@ arm64_kvtop(const void *priv, uint64_t va, uint64_t *pa, uint64_t *run, uint64_t
 	    va < x->p.direct_end) {
 		size = 1ULL << x->g;
 		*pa = va - x->p.direct_base + x->p.direct_phys;
+		goto found;
+	}
+	if (x->p.pt != NULL) {
+		if (walk_section(x, va, pa, &size, e) != 0)
+			return -1;
 		goto found;
 	}
 	if (!x->p.have_root)

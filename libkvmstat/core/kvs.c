@@ -139,6 +139,22 @@ find_os_in_dump(kvs_t *kd)
 	return KVS_NOTMINE;
 }
 
+/* A dump that says its machine must be of the kernel's: each side named. */
+static int
+machine_check(kvs_t *kd, const char *core)
+{
+	const struct kvs_arch_ops *da;
+
+	if (kd->info.machine == 0 || kd->arch == NULL ||
+	    kd->info.machine == kd->arch->elf_machine)
+		return 0;
+	da = kvs_arch_find(kd->info.machine);
+	return kerr_set(&kd->err, KVS_E_MISMATCH, "dump %s is of %s (machine %u), but the "
+	    "kernel %s is of %s (machine %u)", core, da != NULL ? da->name : "another machine",
+	    kd->info.machine, kd->kernel_path != NULL ? kd->kernel_path : "found in it",
+	    kd->arch->name, kd->arch->elf_machine);
+}
+
 /* What the source carries, then what the OS finds in its kernel. */
 static int
 setup_translation(kvs_t *kd)
@@ -155,6 +171,7 @@ setup_translation(kvs_t *kd)
 	if (kd->info.pt != NULL) {
 		p.direct_base = kd->info.direct_base;
 		p.direct_end = kd->info.direct_end;
+		p.direct_phys = kd->info.direct_phys;
 	}
 	if (kd->os->xlat_setup(kd, &p) != 0)
 		return -1;
@@ -372,6 +389,8 @@ kvs_open_status(const char *kernel, const char *core, int flags, char *errbuf,
 		goto fail;
 	kd->src->info(kd->src_priv, &kd->info);
 opened:
+	if (machine_check(kd, core) != 0)
+		goto fail;
 	if (kd->os->attach != NULL && kd->os->attach(kd) != 0) {
 		kerr_push(&kd->err, "dump %s", core);
 		goto fail;

@@ -47,6 +47,7 @@ struct elfdump {
 	uint64_t pages;
 	const char *vmcoreinfo;
 	size_t vmcoreinfo_len;
+	unsigned machine;
 };
 
 static int
@@ -307,6 +308,7 @@ elf_parse(const struct kvs_open_args *a, const uint8_t *map, uint64_t map_len, u
 	d->map = map;
 	d->len = len;
 	d->own = own;
+	d->machine = eh->e_machine;
 	d->view = a->view;
 	/* A core is addressed physically when any PT_LOAD names a physical
 	 * address (then p_paddr 0 is page 0, not "none"), and only virtually
@@ -503,6 +505,10 @@ elf_info(void *priv, struct kvs_src_info *out)
 	out->live = d->view != NULL && d->view->live;
 	out->vmcoreinfo = d->vmcoreinfo;
 	out->vmcoreinfo_len = d->vmcoreinfo_len;
+	out->machine = d->machine;
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (d->segs[i].addr + d->segs[i].memsz > out->phys_end)
+			out->phys_end = d->segs[i].addr + d->segs[i].memsz;
 }
 
 static void

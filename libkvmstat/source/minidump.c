@@ -1,10 +1,20 @@
 /*
- * source_minidump.c - FreeBSD amd64 minidumps, versions 1 to 3.
+ * source_minidump.c - FreeBSD minidumps: amd64 versions 1 to 3, arm64
+ * versions 1 to 3 (4 KiB pages).
  *
- * File: header page, message buffer, (v3) dump_avail ranges, page bitmap,
- * page-table section, then one 4 KiB page per set bitmap bit in bit order.
- * v1/v2 number bits by pa/4096; v3 numbers them through the concatenated
- * dump_avail ranges.
+ * File: header page, message buffer, dump_avail ranges (amd64 v3, arm64 v2
+ * and v3), page bitmap, page-table section, then one 4 KiB page per set
+ * bitmap bit in bit order.  Without dump_avail, bits number pa/4096; with
+ * it, they number pages through the concatenated dump_avail ranges.
+ *
+ * The header's fields sit where each (magic, version) puts them: the
+ * layouts[] table below, the one place that knows.  amd64's page-table
+ * section holds PTEs per 4 KiB (v1) or PDEs per 2 MiB (v2, v3); arm64's
+ * always L3 descriptors per 4 KiB of kernel address space from kernbase,
+ * and its header adds the direct map's physical base (dmapphys) and, from
+ * v3, a flags word whose low bits give the page size (0: 4 KiB, 1: 16 KiB).
+ * The source says which machine the dump is of (EM_*) and hands the
+ * section over as is; what an entry means is the architecture's business.
  *
  * Finding a page's file offset needs the number of set bits before its bit.
  * A rank table holds the running popcount at every 512-bit block (8 bytes
@@ -12,17 +22,41 @@
  * 8 popcounts: O(1).  It is filled lazily, up to the highest block a read
  * has needed, so open never scans the bitmap, let alone the data pages.
  */
+#include <elf.h>
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "source.h"
 
-#define MD_MAGIC "minidump FreeBSD/amd64"
 #define PAGE 4096ULL
 #define RND(x) (((x) + PAGE - 1) & ~(PAGE - 1))
 #define BLOCK_WORDS 8           /* 512 bits per rank entry */
 #define MAX_RANGES 4096
+
+/* Where one (magic, version)'s header keeps its fields; 0 = not there. */
+struct md_layout {
+	const char *magic;          /* the 24-byte field, NUL-padded */
+	const char *arch;           /* for messages */
+	unsigned version;
+	unsigned machine;           /* EM_* of the dumped kernel */
+	int pt_level;               /* 1: an entry per 4 KiB, 2: per 2 MiB */
+	unsigned kernbase, dmapphys, dmapbase, dmapend;
+	unsigned availsize;         /* dump_avail section's size, when there is one */
+	unsigned flags;
+};
+
+#define MD_AMD64 "minidump FreeBSD/amd64"
+#define MD_ARM64 "minidump FreeBSD/arm64"
+static const struct md_layout layouts[] = {
+	{ MD_AMD64, "amd64", 1, EM_X86_64, 1, 40, 0, 48, 56, 0, 0 },
+	{ MD_AMD64, "amd64", 2, EM_X86_64, 2, 40, 0, 48, 56, 0, 0 },
+	{ MD_AMD64, "amd64", 3, EM_X86_64, 2, 40, 0, 48, 56, 64, 0 },
+	{ MD_ARM64, "arm64", 1, EM_AARCH64, 1, 40, 48, 56, 64, 0, 0 },
+	{ MD_ARM64, "arm64", 2, EM_AARCH64, 1, 40, 48, 56, 64, 72, 0 },
+	{ MD_ARM64, "arm64", 3, EM_AARCH64, 1, 40, 48, 56, 64, 72, 76 },
+};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
 struct range {
 	uint64_t start, end;    /* page numbers [start, end) */
@@ -35,6 +69,7 @@ struct minidump {
 	const struct kvs_view *view;    /* under a layer: pages read through it */
 	uint64_t len;
 	unsigned version;
+	const struct md_layout *lay;
 	const uint64_t *bitmap;
 	uint64_t nbits;
 	uint64_t *rank;
@@ -63,6 +98,31 @@ rd64(const uint8_t *p)
 	return le64toh(v);
 }
 
+/* The layout of a header page's magic and version; NULL if none. */
+static const struct md_layout *
+md_layout_of(const uint8_t *hdr)
+{
+	size_t i;
+
+	for (i = 0; i < NLAYOUTS; i++)
+		if (strncmp((const char *)hdr, layouts[i].magic, 24) == 0 &&
+		    rd32(hdr + 24) == layouts[i].version)
+			return &layouts[i];
+	return NULL;
+}
+
+/* Whether any layout has this magic (for the message when none has the version). */
+static const struct md_layout *
+md_magic_known(const uint8_t *hdr)
+{
+	size_t i;
+
+	for (i = 0; i < NLAYOUTS; i++)
+		if (strncmp((const char *)hdr, layouts[i].magic, 24) == 0)
+			return &layouts[i];
+	return NULL;
+}
+
 /*
  * Under a layer (a compressed dump): read the headers - everything before
  * the first data page - into *own; *len is their length, or less when the
@@ -82,9 +142,10 @@ md_view_head(const struct kvs_view *v, uint8_t **own, uint64_t *len, struct kvs_
 		return KVS_NOTMINE;
 	end = PAGE;
 	if (n == PAGE) {
-		uint32_t ver = rd32(hdr + 24);
+		const struct md_layout *l = md_layout_of(hdr);
 		end += RND((uint64_t)rd32(hdr + 28)) + RND((uint64_t)rd32(hdr + 32)) +
-		    RND((uint64_t)rd32(hdr + 36)) + (ver == 3 ? RND((uint64_t)rd32(hdr + 64)) : 0);
+		    RND((uint64_t)rd32(hdr + 36)) +
+		    (l != NULL && l->availsize ? RND((uint64_t)rd32(hdr + l->availsize)) : 0);
 	}
 	if (end > v->size)
 		end = v->size;
@@ -128,9 +189,9 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		return kerr_set(e, KVS_E_TRUNCATED, "minidump header truncated (%llu bytes)",
 		    (unsigned long long)map_len);
 	}
-	if (strncmp((const char *)map, MD_MAGIC, 24) != 0) {
+	if (md_magic_known(map) == NULL) {
 		kerr_set(e, KVS_E_FORMAT, "minidump for another architecture "
-		    "(\"%.24s\")", (const char *)map);
+		    "(\"%.24s\"; amd64 and arm64 are read)", (const char *)map);
 		free(own);
 		return -1;
 	}
@@ -149,12 +210,20 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	msgsz = rd32(map + 28);
 	bmsz = rd32(map + 32);
 	pmsz = rd32(map + 36);
-	if (m->version < 1 || m->version > 3) {
-		kerr_set(e, KVS_E_VERSION, "minidump version %u not supported (1-3)", m->version);
+	if ((m->lay = md_layout_of(map)) == NULL) {
+		kerr_set(e, KVS_E_VERSION, "FreeBSD/%s minidump version %u not supported (1-3)",
+		    md_magic_known(map)->arch, m->version);
 		goto fail;
 	}
-	if (m->version == 3)
-		dasz = rd32(map + 64);
+	if (m->lay->flags != 0 && (rd32(map + m->lay->flags) & 3) != 0) {
+		uint32_t ps = rd32(map + m->lay->flags) & 3;
+		kerr_set(e, KVS_E_VERSION, "FreeBSD/%s minidump of %s pages (flags 0x%x): "
+		    "only 4 KiB-page minidumps are read", m->lay->arch,
+		    ps == 1 ? "16 KiB" : ps == 2 ? "64 KiB" : "unknown-size", rd32(map + m->lay->flags));
+		goto fail;
+	}
+	if (m->lay->availsize != 0)
+		dasz = rd32(map + m->lay->availsize);
 
 	/* Section bounds: 64-bit arithmetic on 32-bit sizes cannot overflow. */
 	off = PAGE;
@@ -167,7 +236,7 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		    (unsigned long long)map_len);
 		goto fail;
 	}
-	if (m->version == 3) {
+	if (m->lay->availsize != 0) {
 		uint64_t n = dasz / 16, k;
 		if (off + RND((uint64_t)dasz) > map_len) {
 			kerr_set(e, KVS_E_TRUNCATED, "dump_avail section (dumpavailsize %u "
@@ -215,7 +284,7 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->bitmap = (const uint64_t *)(map + off);
 	nwords = bmsz / 8;
 	m->nbits = nwords * 64;
-	if (m->version == 3 && total > m->nbits) {
+	if (m->lay->availsize != 0 && total > m->nbits) {
 		kerr_set(e, KVS_E_FORMAT, "dump_avail covers %llu pages but the page bitmap "
 		    "(bitmapsize %u) holds only %llu bits", (unsigned long long)total, bmsz,
 		    (unsigned long long)m->nbits);
@@ -248,10 +317,12 @@ md_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 	m->info.format_version = m->version;
 	m->info.page_size = PAGE;
 	m->info.source_bytes = m->len;
-	m->info.pt_level = m->version == 1 ? 1 : 2;
-	m->info.pt_base = rd64(map + 40);
-	m->info.direct_base = rd64(map + 48);
-	m->info.direct_end = rd64(map + 56);
+	m->info.machine = m->lay->machine;
+	m->info.pt_level = m->lay->pt_level;
+	m->info.pt_base = rd64(map + m->lay->kernbase);
+	m->info.direct_base = rd64(map + m->lay->dmapbase);
+	m->info.direct_end = rd64(map + m->lay->dmapend);
+	m->info.direct_phys = m->lay->dmapphys ? rd64(map + m->lay->dmapphys) : 0;
 	*priv = m;
 	return 0;
 fail:
@@ -286,7 +357,7 @@ page_bit(const struct minidump *m, uint64_t pfn)
 {
 	size_t lo = 0, hi = m->nranges;
 
-	if (m->version < 3)
+	if (m->lay->availsize == 0)
 		return pfn < m->nbits ? (int64_t)pfn : -1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

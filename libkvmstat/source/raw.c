@@ -137,6 +137,7 @@ raw_info(void *priv, struct kvs_src_info *out)
 	out->page_size = 4096;
 	out->dumped_pages = r->len / 4096;
 	out->source_bytes = r->len;
+	out->phys_end = r->len;
 }
 
 static void

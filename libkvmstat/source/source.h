@@ -18,9 +18,16 @@
 struct kvs_src_info {
 	const char *format;        /* "minidump", "elf", "raw", "live" */
 	unsigned format_version;   /* minidump: 1..3 */
+	/* The machine (ELF EM_*) the format says the dump is of (minidump
+	 * magic, ELF e_machine), 0 when it does not say: the handle refuses
+	 * a kernel of another machine. */
+	unsigned machine;
 	unsigned page_size;        /* 4096 */
 	uint64_t dumped_pages;
 	uint64_t source_bytes;
+	/* One past the highest physical address held, when the format says
+	 * (ELF: its last physical segment; raw: its size); 0 otherwise. */
+	uint64_t phys_end;
 	bool live;
 	/* A page-table section the dump carries (FreeBSD minidumps), handed
 	 * to translation as is (struct kvs_xlat_params says what it means),
@@ -31,6 +38,7 @@ struct kvs_src_info {
 	int pt_level;              /* 1: an entry per 4 KiB page; 2: per 2 MiB */
 	uint64_t pt_base;          /* first kernel address the section covers */
 	uint64_t direct_base, direct_end;
+	uint64_t direct_phys;      /* physical address of direct_base (arm64) */
 	/* The dump holds virtual ranges only (no physical memory): the handle
 	 * reads through read_virt and does no page-table translation. */
 	bool virtual_only;

@@ -29,6 +29,9 @@ kcpu_present(const struct kcpus *c, int cpu)
  * else 0 (the value is CPU 0's part's address).  0 or -1. */
 #define FREEBSD_PCPU_STRIDE 4096u
 KVS_HIDDEN int freebsd_pcpu_base(kvs_t *kd, uint64_t *base);
+/* Whether 13+ per-CPU (zpcpu) values are offsets from __pcpu: amd64 only
+ * (its per-CPU data is %gs-relative); elsewhere they are CPU 0's address. */
+KVS_HIDDEN bool freebsd_zpcpu_offsets(kvs_t *kd);
 /* The sum of a counter(9)'s parts over the present CPUs (0 for a NULL
  * counter): 0, or -1 with the handle's error set when a part is unreadable. */
 KVS_HIDDEN int freebsd_counter_sum(kvs_t *kd, const struct kcpus *cpus, uint64_t base,

@@ -1,6 +1,7 @@
 /*
  * kernel.c - the FreeBSD kernel family: recognising its kernels, the page
- * tables and the `version` check at open, version / panic string / CPU
+ * tables (amd64: KPML4phys; arm64: kernel_pmap_store) and the `version`
+ * check at open, version / panic string / CPU
  * counts, the message buffer, and where the kernel linker put each module.
  * Also the present-CPU set the walkers share (freebsd.h), and the sum of
  * a counter(9) over it.
@@ -16,6 +17,8 @@
 
 #define VERSION_MAX 512
 #define KERNBASE_DEFAULT 0xffffffff80000000ULL  /* amd64 KERNBASE */
+#define ARM64_IMAGE_ALIGN (2ULL << 20)          /* arm64 loader: kernel on 2 MiB */
+#define ARM64_MAX_SLOTS (1u << 20)              /* 2 TiB of 2 MiB candidates */
 #define MSGBUF_MAX (64u << 20)
 #define MAX_FILES 4096
 #define LF "struct linker_file"
@@ -40,21 +43,101 @@ fbsd_probe(kvs_t *kd)
 	return KVS_NOTMINE;
 }
 
+/*
+ * FreeBSD/arm64 without a minidump's section (full dumps, raw images): the
+ * loader put the kernel at some 2 MiB-aligned physical address, so the
+ * image's VA - PA (the kernel's delta) is not a constant.  It is found
+ * where the kernel file's `version` bytes are in memory, at the one offset
+ * within 2 MiB the image's VA gives, trying each 2 MiB slot below the
+ * dump's physical end (bounded: ARM64_MAX_SLOTS reads).
+ */
+static int
+arm64_image_delta(kvs_t *kd, uint64_t *delta)
+{
+	char want[VERSION_MAX], got[VERSION_MAX];
+	uint64_t vva, slot, nslots;
+	size_t n;
+
+	if (kvs_symtab_lookup(kd->syms, "version", &vva, NULL, &kd->err) != 0 ||
+	    kvs_kernel_file_string(kd, vva, want, sizeof(want)) != 0)
+		return kerr_push(&kd->err, "arm64: the kernel's `version` string, to find "
+		    "where its image lies in physical memory");
+	n = strlen(want) + 1;
+	if (kd->info.phys_end == 0)
+		return kerr_set(&kd->err, KVS_E_FORMAT, "arm64: the dump does not say how "
+		    "much physical memory it holds, so the kernel image cannot be found in it");
+	nslots = kd->info.phys_end / ARM64_IMAGE_ALIGN + 1;
+	if (nslots > ARM64_MAX_SLOTS)
+		nslots = ARM64_MAX_SLOTS;
+	for (slot = 0; slot < nslots; slot++) {
+		uint64_t pa = slot * ARM64_IMAGE_ALIGN + (vva & (ARM64_IMAGE_ALIGN - 1));
+		if (pa + n > kd->info.phys_end)
+			break;
+		if (kvs_phys_read(kd, pa, got, n) != 0) {
+			kerr_clear(&kd->err);
+			continue;
+		}
+		if (memcmp(want, got, n) == 0) {
+			*delta = vva - pa;
+			return 0;
+		}
+	}
+	return kerr_set(&kd->err, KVS_E_MISMATCH, "arm64: the kernel's `version` string "
+	    "(\"%.60s\") is nowhere in the dump's physical memory at its offset within "
+	    "2 MiB: wrong kernel for this dump?", want);
+}
+
+/* The root table's physical address: kernel_pmap_store.pm_l0_paddr, or in
+ * kernels without it the address pm_l0 holds (a kernel-image VA then). */
+static int
+arm64_root(kvs_t *kd, struct kvs_xlat_params *p)
+{
+	struct kvs_typeinfo ti;
+	uint64_t delta, sym, v;
+	int has_paddr;
+
+	if (arm64_image_delta(kd, &delta) != 0)
+		return -1;
+	if (kvs_symtab_lookup(kd->syms, "kernel_pmap_store", &sym, NULL, &kd->err) != 0)
+		return kerr_push(&kd->err, "arm64: cannot find the kernel's page tables");
+	has_paddr = kvs_has_member(kd, "struct pmap", "pm_l0_paddr");
+	if (has_paddr < 0 || kvs_member(kd, "struct pmap", has_paddr ? "pm_l0_paddr" : "pm_l0",
+	    &ti) != 0)
+		return kerr_push(&kd->err, "arm64: struct pmap layout");
+	if (kvs_phys_read(kd, sym + ti.offset - delta, &v, sizeof(v)) != 0)
+		return kerr_push(&kd->err, "arm64: reading kernel_pmap_store.%s at physical 0x%llx",
+		    has_paddr ? "pm_l0_paddr" : "pm_l0",
+		    (unsigned long long)(sym + ti.offset - delta));
+	v = le64toh(v);
+	if (!has_paddr)
+		v -= delta;
+	if (v == 0 || (v & 0xfff) != 0 || (kd->info.phys_end != 0 && v >= kd->info.phys_end))
+		return kerr_set(&kd->err, KVS_E_DATA, "arm64: the kernel's root page table would "
+		    "be at physical 0x%llx, not a table in this dump (wrong kernel?)",
+		    (unsigned long long)v);
+	p->have_root = true;
+	p->root_pa = v;
+	return 0;
+}
+
 /* Full dumps, raw images and live memory: the kernel's own page tables.
- * During bootstrap KPML4phys's VA minus kernbase is its PA.  A minidump
- * brings its own page-table section instead (the source filled p->pmap). */
+ * amd64: during bootstrap KPML4phys's VA minus kernbase is its PA.  A
+ * minidump brings its own page-table section instead (the source filled
+ * p->pt), which the architecture reads. */
 static int
 fbsd_xlat_setup(kvs_t *kd, struct kvs_xlat_params *p)
 {
 	uint64_t sym, kernbase = KERNBASE_DEFAULT, pml4;
 
-	/* FreeBSD/arm64's layout (its minidump, its pmap) is not read yet */
-	if (kd->arch != NULL && kd->arch->elf_machine != EM_X86_64)
+	if (kd->arch != NULL && kd->arch->elf_machine != EM_X86_64 &&
+	    kd->arch->elf_machine != EM_AARCH64)
 		return kerr_set(&kd->err, KVS_E_VERSION, "a FreeBSD kernel for %s (machine "
-		    "%u): kvmstat reads FreeBSD's amd64 kernels only, so far",
+		    "%u): kvmstat reads FreeBSD's amd64 and arm64 kernels only",
 		    kd->arch->name, kd->arch->elf_machine);
 	if (p->pt != NULL)
 		return 0;
+	if (kd->arch != NULL && kd->arch->elf_machine == EM_AARCH64)
+		return arm64_root(kd, p);
 	if (kvs_symtab_lookup(kd->syms, "kernbase", &sym, NULL, &kd->err) == 0 && sym != 0)
 		kernbase = sym;
 	kerr_clear(&kd->err);
@@ -371,6 +454,12 @@ kcpus_read(kvs_t *kd, struct kcpus *c)
 	return 0;
 }
 
+bool
+freebsd_zpcpu_offsets(kvs_t *kd)
+{
+	return kd->arch == NULL || kd->arch->elf_machine == EM_X86_64;
+}
+
 /* Where CPU parts of a counter(9) start: 13+ amd64 keeps an offset from
  * the value of __pcpu (a pointer variable), older kernels the address of
  * CPU 0's part (__pcpu an array, or absent). */
@@ -381,6 +470,8 @@ freebsd_pcpu_base(kvs_t *kd, uint64_t *base)
 	uint64_t addr;
 
 	*base = 0;
+	if (!freebsd_zpcpu_offsets(kd))
+		return 0;
 	if (kvs_variable(kd, "__pcpu", &ti) != 0 || ti.kind != KVS_KIND_POINTER) {
 		kerr_clear(&kd->err);
 		return 0;

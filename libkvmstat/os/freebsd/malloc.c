@@ -8,7 +8,8 @@
  *   12    ks_handle -> internal whose mti_stats is a pointer to CPU 0's copy,
  *         the others following at sizeof(struct pcpu) strides;
  *   13+   the internal struct is embedded as ks_mti and mti_stats holds an
- *         offset from the value of __pcpu (per-CPU data is %gs-relative).
+ *         offset from the value of __pcpu (per-CPU data is %gs-relative);
+ *         other machines (arm64) store CPU 0's address.
  * CPUs are 0..mp_maxid filtered by all_cpus: ids may be sparse.
  *
  * A refresh reads each type's header once; on 6-11 each type's stats array
@@ -119,6 +120,12 @@ resolve_layout(kvs_t *kd, struct mlayout *L)
 		 * layout(), it lives in memory) is the base the stored offsets
 		 * are relative to; an array is the base itself. */
 		struct kvs_typeinfo pv;
+		if (!freebsd_zpcpu_offsets(kd)) {
+			/* arm64: the stored values are CPU 0's addresses */
+			L->pcpu_sym = 0;
+			L->pcpu_indirect = false;
+			return 0;
+		}
 		if (kvs_symbol(kd, "__pcpu", &L->pcpu_sym, NULL) != 0)
 			return kerr_push(&kd->err, "malloc(9) per-CPU statistics");
 		L->pcpu_indirect = !(kvs_variable(kd, "__pcpu", &pv) == 0 &&

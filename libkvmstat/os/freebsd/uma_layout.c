@@ -161,8 +161,9 @@ uma_layout(kvs_t *kd, struct ulayout *L, uint64_t *keg_size)
 	L->ndomains = (int)kread_sym_uint_or(kd, "vm_ndomains", 1);
 	if (L->ndomains < 1 || L->ndomains > 64)
 		return kerr_set(&kd->err, KVS_E_DATA, "vm_ndomains %d is implausible", L->ndomains);
-	if (L->gen == 13 && (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 ||
-	    kread_u64(kd, addr, &L->pcpu_base) != 0))
+	L->pcpu_base = 0;       /* arm64: counter(9) values are CPU 0's addresses */
+	if (L->gen == 13 && freebsd_zpcpu_offsets(kd) &&
+	    (kvs_symbol(kd, "__pcpu", &addr, NULL) != 0 || kread_u64(kd, addr, &L->pcpu_base) != 0))
 		return kerr_push(&kd->err, "per-CPU base for counter(9)");
 	return 0;
 }
