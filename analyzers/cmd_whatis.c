@@ -1,7 +1,8 @@
 /*
  * cmd_whatis.c - `kvmstat whatis ADDR...|-`: what holds each address (a
  * slab object, a page, a vmalloc area, a symbol, a task's stack), crash's
- * `kmem ADDR`; and `kvmstat vmalloc`: the kernel's vmalloc areas as
+ * `kmem ADDR` (FreeBSD: also the kernel_map entry, or the gap between two,
+ * that holds it); and `kvmstat vmalloc`: the kernel's vmalloc areas as
  * /proc/vmallocinfo prints them (FreeBSD: the vmem arenas).
  *
  * An answer the dump holds only in part is printed with `?` for what is
@@ -110,6 +111,27 @@ whatis_json(const struct kvs_whatis *w, int rc)
 		json_object_set_new(r, "caller", w->symbol[0] ? json_dumpstr(w->symbol) :
 		    json_null());
 	}
+	if (w->kind == KVS_WHATIS_VMALLOC && w->map_name[0] != '\0') {
+		/* FreeBSD: the vm_map entry */
+		json_object_set_new(r, "map", json_dumpstr(w->map_name));
+		json_object_set_new(r, "map_entry", json_kaddr(w->map_entry));
+		json_object_set_new(r, "map_object", w->map_object ? json_kaddr(w->map_object) :
+		    json_null());
+		json_object_set_new(r, "map_offset", json_integer((json_int_t)w->map_offset));
+		json_object_set_new(r, "map_eflags", json_integer(w->map_eflags));
+		json_object_set_new(r, "map_protection", json_integer(w->map_prot));
+		json_object_set_new(r, "map_max_protection", json_integer(w->map_maxprot));
+	}
+	if (w->kind == KVS_WHATIS_UNKNOWN && w->map_name[0] != '\0') {
+		/* in a vm_map's range, between its entries */
+		json_object_set_new(r, "map", json_dumpstr(w->map_name));
+		json_object_set_new(r, "gap_start", json_kaddr(w->area_start));
+		json_object_set_new(r, "gap_end", json_kaddr(w->area_end));
+		json_object_set_new(r, "prev_entry", w->map_prev ? json_kaddr(w->map_prev) :
+		    json_null());
+		json_object_set_new(r, "next_entry", w->map_next ? json_kaddr(w->map_next) :
+		    json_null());
+	}
 	if (w->kind == KVS_WHATIS_SYMBOL)
 		json_object_set_new(r, "symbol", json_dumpstr(w->symbol));
 	if (w->kind == KVS_WHATIS_STACK) {
@@ -136,6 +158,37 @@ caller_text(kvs_t *kd, uint64_t a, char *buf, size_t len)
 		snprintf(buf, len, "%s+0x%" PRIx64, s, off);
 	else
 		snprintf(buf, len, "0x%" PRIx64, a);
+}
+
+/* VM_PROT_* as "rwx". */
+static const char *
+prot_text(unsigned p, char buf[4])
+{
+	buf[0] = p & 1 ? 'r' : '-';
+	buf[1] = p & 2 ? 'w' : '-';
+	buf[2] = p & 4 ? 'x' : '-';
+	buf[3] = '\0';
+	return buf;
+}
+
+/* FreeBSD's vm_map entry, or the gap between two. */
+static void
+map_text(const struct kvs_whatis *w)
+{
+	char clean[128], p1[4], p2[4], a[24], b[24];
+
+	sanitize(clean, sizeof(clean), w->map_name, strlen(w->map_name), false);
+	if (w->kind == KVS_WHATIS_VMALLOC) {
+		printf("  MAP %s ENTRY %016" PRIx64 " OBJECT %016" PRIx64 " OFFSET 0x%" PRIx64
+		    " EFLAGS 0x%" PRIx32 " PROT %s/%s\n", clean, w->map_entry, w->map_object,
+		    w->map_offset, w->map_eflags, prot_text(w->map_prot, p1),
+		    prot_text(w->map_maxprot, p2));
+		return;
+	}
+	snprintf(a, sizeof(a), "%016" PRIx64, w->map_prev);
+	snprintf(b, sizeof(b), "%016" PRIx64, w->map_next);
+	printf("  GAP %016" PRIx64 "-%016" PRIx64 " in %s  PREV %s  NEXT %s\n", w->area_start,
+	    w->area_end, clean, w->map_prev ? a : "-", w->map_next ? b : "-");
 }
 
 static void
@@ -173,6 +226,8 @@ whatis_text(kvs_t *kd, const struct kvs_whatis *w)
 		printf("  AREA %016" PRIx64 "-%016" PRIx64 "  %s\n", w->area_start, w->area_end,
 		    w->symbol[0] ? sanitize(clean, sizeof(clean), w->symbol, strlen(w->symbol),
 		    false) : "-");
+		if (w->map_name[0] != '\0')
+			map_text(w);
 		break;
 	case KVS_WHATIS_SYMBOL:
 		printf("  %s\n", sanitize(clean, sizeof(clean), w->symbol, strlen(w->symbol),
@@ -188,6 +243,8 @@ whatis_text(kvs_t *kd, const struct kvs_whatis *w)
 			    sanitize(clean, sizeof(clean), w->comm, strlen(w->comm), false), w->task);
 		break;
 	default:
+		if (w->map_name[0] != '\0')
+			map_text(w);
 		break;
 	}
 	if (w->page != 0)

@@ -81,7 +81,11 @@ class _WhatIs(ctypes.Structure):
                 ('symbol', ctypes.c_char * 128),
                 ('pid', ctypes.c_int), ('comm', ctypes.c_char * 32), ('task', _u64),
                 ('note', ctypes.c_char * 128),
-                ('malloc_zone', ctypes.c_char * 32), ('tid', ctypes.c_int)]
+                ('malloc_zone', ctypes.c_char * 32), ('tid', ctypes.c_int),
+                ('map_name', ctypes.c_char * 32), ('map_entry', _u64), ('map_object', _u64),
+                ('map_offset', _u64), ('map_eflags', ctypes.c_uint32),
+                ('map_prot', ctypes.c_uint8), ('map_maxprot', ctypes.c_uint8),
+                ('map_prev', _u64), ('map_next', _u64)]
 
 
 _OBJ_CB = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_SlabObject))
@@ -154,7 +158,10 @@ class SlabObject(Record):
 
 class WhatIs(Record):
     """What holds an address: kind ('slab', 'page', 'vmalloc', 'symbol',
-    'stack', 'unknown') and what that kind knows."""
+    'stack', 'unknown') and what that kind knows.  FreeBSD's kernel_map
+    entries are 'vmalloc' with map, map_entry, map_object, map_offset,
+    map_eflags, map_protection, map_max_protection; an address in a map's
+    gap is 'unknown' with map, gap_start, gap_end, prev_entry, next_entry."""
     _fields = ('address', 'kind')
 
 
@@ -288,6 +295,14 @@ def whatis(k, addr):
     if kind == 'vmalloc':
         r.__dict__.update(area_start=w.area_start, area_end=w.area_end,
                           area_caller=w.area_caller or None)
+    if w.map_name and kind == 'vmalloc':       # FreeBSD: the kernel_map entry
+        r.__dict__.update(map=_s(w.map_name), map_entry=w.map_entry,
+                          map_object=w.map_object or None, map_offset=w.map_offset,
+                          map_eflags=w.map_eflags, map_protection=w.map_prot,
+                          map_max_protection=w.map_maxprot)
+    elif w.map_name:                            # in a map's range, in no entry
+        r.__dict__.update(map=_s(w.map_name), gap_start=w.area_start, gap_end=w.area_end,
+                          prev_entry=w.map_prev or None, next_entry=w.map_next or None)
     if w.symbol:
         r.symbol = _s(w.symbol)
     if kind == 'stack':

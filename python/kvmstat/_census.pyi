@@ -60,6 +60,19 @@ class SlabObject(Record):
 
 class WhatIs(Record):
     _fields: Incomplete
+    # FreeBSD's kernel_map: a 'vmalloc' answer's entry ...
+    map: str
+    map_entry: int
+    map_object: int | None
+    map_offset: int
+    map_eflags: int
+    map_protection: int
+    map_max_protection: int
+    # ... or an 'unknown' answer's gap in the map
+    gap_start: int
+    gap_end: int
+    prev_entry: int | None
+    next_entry: int | None
 
 class Answer(list):
     complete: bool

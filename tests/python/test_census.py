@@ -74,6 +74,33 @@ class FreeBSDCensus(unittest.TestCase):
             pools = [list(z.pools.values()) for z in prog.zones()]
             self.assertEqual(pools, [f['pools'] for f in vm['phys_free']])
 
+    def test_whatis_kernel_map(self):
+        # every probe of the generator's kernel_map model (truth "vmmap"),
+        # 13+'s threaded tree and 12's
+        for fx, core in (('fbsd14', 'vmcore.minidump3'), ('fbsd12', 'vmcore.minidump2')):
+            probes = truth(fx)['vmmap']['probes']
+            self.assertTrue(probes)
+            with kvmstat.open(core=os.path.join(FIX, fx, core), kernel=kernel_of(fx)) as prog:
+                for p in probes:
+                    w = prog.whatis(num(p['addr']))
+                    self.assertTrue(w.complete)
+                    if p['kind'] == 'outside':
+                        self.assertEqual((w.kind, getattr(w, 'map', None)), ('unknown', None))
+                    elif p['kind'] == 'vmalloc':
+                        self.assertEqual(
+                            (w.kind, w.map, w.map_entry, w.area_start, w.area_end,
+                             w.map_object, w.map_offset, w.map_eflags, w.map_protection,
+                             w.map_max_protection),
+                            ('vmalloc', p['map'], num(p['entry']), num(p['start']),
+                             num(p['end']), num(p['object']) or None, num(p['offset']),
+                             p['eflags'], p['protection'], p['max_protection']), fx)
+                    else:
+                        self.assertEqual(
+                            (w.kind, w.map, w.gap_start, w.gap_end, w.prev_entry,
+                             w.next_entry),
+                            ('unknown', p['map'], num(p['gap_start']), num(p['gap_end']),
+                             num(p['prev_entry']) or None, num(p['next_entry']) or None), fx)
+
 
 if __name__ == '__main__':
     unittest.main()

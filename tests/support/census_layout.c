@@ -117,5 +117,14 @@ main(void)
 	F(kvs_whatis, note);
 	F(kvs_whatis, malloc_zone);
 	F(kvs_whatis, tid);
+	F(kvs_whatis, map_name);
+	F(kvs_whatis, map_entry);
+	F(kvs_whatis, map_object);
+	F(kvs_whatis, map_offset);
+	F(kvs_whatis, map_eflags);
+	F(kvs_whatis, map_prot);
+	F(kvs_whatis, map_maxprot);
+	F(kvs_whatis, map_prev);
+	F(kvs_whatis, map_next);
 	return 0;
 }

@@ -234,6 +234,18 @@ struct kvs_whatis {
 	                              * is one of malloc's, else "" (the malloc
 	                              * type is not recorded in the item) */
 	int tid;                     /* FreeBSD KVS_WHATIS_STACK: td_tid, else -1 */
+	/* FreeBSD's kernel_map: KVS_WHATIS_VMALLOC of the
+	 * vm_map_entry holding addr (area_start/end its range), or UNKNOWN in a
+	 * map's range but in no entry (area_start/end the gap, map_prev and
+	 * map_next the entries around it, 0 at the map's edge).  map_name ""
+	 * when no map was involved. */
+	char map_name[32];           /* "kernel_map", or its submap's ("exec_map") */
+	uint64_t map_entry;          /* the struct vm_map_entry */
+	uint64_t map_object;         /* its object (vm_object), 0 none */
+	uint64_t map_offset;         /* offset into the object */
+	uint32_t map_eflags;         /* MAP_ENTRY_* */
+	uint8_t map_prot, map_maxprot;   /* VM_PROT_* (1 read, 2 write, 4 execute) */
+	uint64_t map_prev, map_next;
 };
 
 /* What holds addr.  0 with *w filled (kind UNKNOWN too), 1 when the answer

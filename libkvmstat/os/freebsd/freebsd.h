@@ -66,5 +66,9 @@ KVS_HIDDEN int freebsd_slab_objects(kvs_t *kd, const char *zone,
     int (*cb)(void *arg, const struct kvs_slab_object *o), void *arg);
 /* kstack.c: the thread whose kernel stack holds addr: 1, 0 or -1. */
 KVS_HIDDEN int freebsd_kstack_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w);
+/* whatis's kernel_map part (vmmap.c): *hit false when addr is outside
+ * kernel_map (or the kernel has none), else w filled.  0, 1 or -1. */
+KVS_HIDDEN int freebsd_vmmap_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w,
+    bool *hit);
 
 #endif

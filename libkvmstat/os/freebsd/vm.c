@@ -544,7 +544,8 @@ fail:
 
 /* What holds addr, in this order: the kernel's text or data (a symbol);
  * a struct vm_page, a UMA item through its page (uma_items.c); a thread's
- * kernel stack (kstack.c); the page that holds it; else unknown. */
+ * kernel stack (kstack.c); the kernel_map entry, or the gap in it, that
+ * holds it (vmmap.c); the page that holds it; else unknown. */
 int
 freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 {
@@ -568,6 +569,10 @@ freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 			w->page = 0;
 		return r < 0 ? -1 : 0;
 	}
+	bool inmap;
+	rc = freebsd_vmmap_whatis(kd, addr, w, &inmap);
+	if (rc < 0 || inmap)
+		return rc;
 	if (w->page != 0) {
 		w->kind = KVS_WHATIS_PAGE;
 		return 0;
