@@ -146,10 +146,14 @@ def pages_stacks_symbols(fixture, core, label, t):
             o = next(o for o in zt["objects"] if not o["missing"])
             addrs.append(A(o["slab"]) + 2)
             want.append(("page", {"pfn": o["pfn"], "page": arr + (o["pfn"] - first) * psz}))
-    for p in z["plain_pages"]:
+    check(len(z.get("plain_page_fields", [])) == len(z["plain_pages"]),
+          "%s: truth has no plain_page_fields" % label)
+    for p, pf in zip(z["plain_pages"], z.get("plain_page_fields", [])):
         pa = A(p) - 0xfffff80000000000
         addrs.append(A(p))
-        want.append(("page", {"pfn": pa // 4096, "page": arr + (pa // 4096 - first) * psz}))
+        want.append(("page", {"pfn": pa // 4096, "page": arr + (pa // 4096 - first) * psz,
+                              "mapping": pf["object"],
+                              "page_flags": ["0x%x" % pf["flags"]] if pf["flags"] else []}))
     for th in t.get("zthread", {}).get("threads", []):
         for a in (A(th["kstack"]) + 8, A(th["kstack_end"]) - 1):
             addrs.append(a)

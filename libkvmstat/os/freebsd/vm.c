@@ -542,6 +542,37 @@ fail:
 }
 
 
+/* A plain page's own fields, where its struct vm_page has them: the
+ * vm_object it belongs to (as Linux's mapping), its flags word, raw (the
+ * PG_* names are macros, not in the types).  0, or 1 when the struct is
+ * not in the dump (the note says so). */
+static int
+page_fields(kvs_t *kd, struct kvs_whatis *w)
+{
+	struct kfield obj, fl;
+	uint8_t buf[256];
+	struct kvs_typeinfo ti;
+
+	if (kvs_type(kd, "struct vm_page", &ti) != 0 || ti.size > sizeof(buf) ||
+	    kfield(kd, "struct vm_page", "object", &obj, false) != 0 ||
+	    kfield(kd, "struct vm_page", "flags", &fl, false) != 0) {
+		kerr_clear(&kd->err);
+		return 0;
+	}
+	if (kvs_read(kd, w->page, buf, (size_t)ti.size) != 0) {
+		snprintf(w->note, sizeof(w->note), "struct vm_page 0x%llx is not in the dump",
+		    (unsigned long long)w->page);
+		kerr_clear(&kd->err);
+		return 1;
+	}
+	w->mapping = kfield_get(buf, (size_t)ti.size, &obj);
+	w->page_flags = kfield_get(buf, (size_t)ti.size, &fl);
+	if (w->page_flags != 0)
+		snprintf(w->page_flags_str, sizeof(w->page_flags_str), "0x%llx",
+		    (unsigned long long)w->page_flags);
+	return 0;
+}
+
 /* What holds addr, in this order: the kernel's text or data (a symbol);
  * a struct vm_page, a UMA item through its page (uma_items.c); a thread's
  * kernel stack (kstack.c); the kernel_map entry, or the gap in it, that
@@ -575,7 +606,7 @@ freebsd_whatis(kvs_t *kd, uint64_t addr, struct kvs_whatis *w)
 		return rc;
 	if (w->page != 0) {
 		w->kind = KVS_WHATIS_PAGE;
-		return 0;
+		return page_fields(kd, w);
 	}
 	w->kind = KVS_WHATIS_UNKNOWN;
 	snprintf(w->note, sizeof(w->note), "%s", name != NULL ?
