@@ -24,12 +24,14 @@
 #include "cli.h"
 #include "memstat.h"
 
+/* why: the handle's error as the walk left it (a later library call, such
+ * as wrong_family's question, clears the handle's). */
 static void
-print_error(kvs_t *kd, struct memory_type_list *l, bool json)
+print_error(const char *why, struct memory_type_list *l, bool json)
 {
 	int err = memstat_mtl_geterror(l);
 	const char *msg = err == MEMSTAT_ERROR_KVM || err == MEMSTAT_ERROR_VERSION ||
-	    err == MEMSTAT_ERROR_KVM_NOSYMBOL ? kvs_geterr(kd) : memstat_strerror(err);
+	    err == MEMSTAT_ERROR_KVM_NOSYMBOL ? why : memstat_strerror(err);
 	char clean[4 * KVS_ERRBUF_SIZE];
 
 	fprintf(stderr, "kvmstat: slab: %s\n", sanitize(clean, sizeof(clean), msg,
@@ -122,7 +124,8 @@ slab_objects(kvs_t *kd, const struct opts *o)
 		    strlen(o->objects), false));
 	rc = kvs_slab_objects(kd, o->objects, object_row, &x);
 	if (rc < 0) {
-		const char *msg = kvs_geterr(kd);
+		char msg[KVS_ERRBUF_SIZE];
+		snprintf(msg, sizeof(msg), "%s", kvs_geterr(kd));
 		json_decref(x.arr);
 		if (strncmp(msg, "kvmstat reads no ", 17) == 0 &&
 		    wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
@@ -177,10 +180,12 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		}
 	}
 	if (memstat_kvm_slab(l, kd) < 0) {
+		char why[KVS_ERRBUF_SIZE];
+		snprintf(why, sizeof(why), "%s", kvs_geterr(kd));
 		/* Asked only now: the family's question reads the Linux log. */
 		if (!wrong_family(kd, o, "Linux", "slab", "Linux SLUB caches",
 		    "`zone` or `malloc`"))
-			print_error(kd, l, o->json);
+			print_error(why, l, o->json);
 		memstat_mtl_free(l);
 		return 1;
 	}
@@ -216,6 +221,8 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			uint64_t fl = memstat_get_slab_flags(mt);
 			bool noname = (fl & MEMSTAT_SLAB_NAME_UNREADABLE) != 0;
 			bool nocount = (fl & MEMSTAT_SLAB_COUNTS_UNREADABLE) != 0;
+			/* without the CPUs' slabs, the exact count is not known */
+			bool noexact = nocount || (fl & MEMSTAT_SLAB_PERCPU_UNREADABLE) != 0;
 			json_object_set_new(r, "name", noname ? json_null() :
 			    json_dumpstr(memstat_get_name(mt)));
 			json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
@@ -228,18 +235,22 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			C("num_slabs", memstat_get_slab_numslabs(mt));
 			C("num_objs", memstat_get_slab_numobjs(mt));
 			C("active_objs", memstat_get_slab_active(mt));
-			C("count", memstat_get_count(mt));
-			C("free", memstat_get_free(mt));
-			C("bytes", memstat_get_bytes(mt));
+#define X(k, v) json_object_set_new(r, k, noexact ? json_null() : json_integer((json_int_t)(v)))
+			X("count", memstat_get_count(mt));
+			X("free", memstat_get_free(mt));
+			X("bytes", memstat_get_bytes(mt));
+#undef X
 			C("cache_bytes", memstat_get_slab_numslabs(mt) *
 			    memstat_get_slab_pagesperslab(mt) * 4096);
 #undef U
 #undef C
-			if (noname || nocount)
+			if (noname || noexact)
 				json_object_set_new(r, "incomplete", json_true());
 			json_object_set_new(r, "corrupt", json_boolean(memstat_get_slab_flags(mt) &
 			    MEMSTAT_SLAB_CORRUPT));
-			if (o->percpu) {
+			if (o->percpu && (fl & MEMSTAT_SLAB_PERCPU_UNREADABLE))
+				json_object_set_new(r, "percpu", json_null());
+			else if (o->percpu) {
 				json_t *pc = json_array();
 				unsigned c, nc = memstat_get_maxcpus(mt);
 				for (c = 0; c < nc; c++) {
@@ -286,9 +297,16 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			csv_u64(stdout, memstat_get_slab_numslabs(mt), false);
 			csv_u64(stdout, memstat_get_slab_numobjs(mt), false);
 			csv_u64(stdout, memstat_get_slab_active(mt), false);
-			csv_u64(stdout, memstat_get_count(mt), false);
-			csv_u64(stdout, memstat_get_free(mt), false);
-			csv_u64(stdout, memstat_get_bytes(mt), false);
+			if (memstat_get_slab_flags(mt) & MEMSTAT_SLAB_PERCPU_UNREADABLE) {
+				/* not known: empty fields */
+				csv_field(stdout, "", false);
+				csv_field(stdout, "", false);
+				csv_field(stdout, "", false);
+			} else {
+				csv_u64(stdout, memstat_get_count(mt), false);
+				csv_u64(stdout, memstat_get_free(mt), false);
+				csv_u64(stdout, memstat_get_bytes(mt), false);
+			}
 			csv_u64(stdout, memstat_get_slab_numslabs(mt) *
 			    memstat_get_slab_pagesperslab(mt) * 4096, false);
 			csv_end(stdout);
@@ -300,10 +318,16 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			char name[4 * MEMTYPE_MAXNAME];
 			const char *nm = memstat_get_slab_flags(rows[i]) & MEMSTAT_SLAB_NAME_UNREADABLE ?
 			    "?" : memstat_get_name(rows[i]);
+			char alloc[24];
 			mt = rows[i];
-			printf("%016" PRIx64 " %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %6" PRIu64
+			if (memstat_get_slab_flags(mt) & (MEMSTAT_SLAB_PERCPU_UNREADABLE |
+			    MEMSTAT_SLAB_COUNTS_UNREADABLE))
+				snprintf(alloc, sizeof(alloc), "?");
+			else
+				snprintf(alloc, sizeof(alloc), "%" PRIu64, memstat_get_count(mt));
+			printf("%016" PRIx64 " %8" PRIu64 " %10s %9" PRIu64 " %6" PRIu64
 			    " %5" PRIu64 "k  %s\n", memstat_get_kaddr(mt), memstat_get_size(mt),
-			    memstat_get_count(mt), memstat_get_slab_numobjs(mt),
+			    alloc, memstat_get_slab_numobjs(mt),
 			    memstat_get_slab_numslabs(mt), memstat_get_slab_pagesperslab(mt) * 4,
 			    sanitize(name, sizeof(name), nm, strlen(nm), false));
 			if (o->percpu)
@@ -341,11 +365,21 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 	}
 	/* A partial dump: every row is there, some of their figures not. */
 	{
-		size_t bad = 0;
-		for (i = 0; i < n; i++)
+		size_t bad = 0, nocpu = 0;
+		for (i = 0; i < n; i++) {
 			if (memstat_get_slab_flags(rows[i]) &
 			    (MEMSTAT_SLAB_NAME_UNREADABLE | MEMSTAT_SLAB_COUNTS_UNREADABLE))
 				bad++;
+			if (memstat_get_slab_flags(rows[i]) & MEMSTAT_SLAB_PERCPU_UNREADABLE)
+				nocpu++;
+		}
+		if (nocpu > 0) {
+			fprintf(stderr, "kvmstat: slab: the CPUs' slabs are not known (no per-CPU "
+			    "offsets): the exactly allocated count of %zu caches is not known "
+			    "(%s)\n", nocpu, o->json ? "null in JSON" : "? where shown");
+			if (rc == 0)
+				rc = 1;
+		}
 		if (bad > 0) {
 			fprintf(stderr, "kvmstat: slab: the answer is incomplete: %zu of %zu caches "
 			    "have figures the dump does not hold (shown as ?%s)\n", bad, n,

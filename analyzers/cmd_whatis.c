@@ -306,13 +306,20 @@ cmd_whatis(kvs_t *kd, const struct opts *o)
 			rc = one(kd, o->args[i], arr, &status);
 	}
 	if (rc < 0) {
+		/* the walk's error, before the family question clears it */
+		char why[KVS_ERRBUF_SIZE], clean[4 * KVS_ERRBUF_SIZE];
+		snprintf(why, sizeof(why), "%s", kvs_geterr(kd));
 		json_decref(arr);
 		/* Only a kernel family without answers (census.c's "reads no"). */
 		if (strncmp(kvs_geterr(kd), "kvmstat reads no ", 17) == 0 &&
 		    wrong_family(kd, o, "Linux", "whatis", "Linux slab caches and pages",
 		    "`zone` or `malloc`"))
 			return 1;
-		return lib_error(kd, o, "whatis");
+		fprintf(stderr, "kvmstat: whatis: %s\n", sanitize(clean, sizeof(clean), why,
+		    strlen(why), false));
+		if (o->json)
+			json_error("read", why);
+		return 1;
 	}
 	if (arr != NULL) {
 		struct emitter e;

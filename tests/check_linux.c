@@ -638,6 +638,59 @@ START_TEST(raw_equals_elf)
 }
 END_TEST
 
+/* "FILE@ADDR": the raw image less its first MiB (which the ELF vmcore, as
+ * x86 kdump, leaves out too) opened with its first byte at physical
+ * 0x100000 reads as the whole image does; below ADDR nothing is read; a bad
+ * ADDR is a clear error. */
+START_TEST(raw_at_base)
+{
+	static const char *const bad[] = { "@", "@zz", "@0x123", "@-4096", "@0x1000x" };
+	const uint64_t base = 0x100000;
+	json_t *t = truth_of(&dumps[1]);
+	char err[KVS_ERRBUF_SIZE], cp[4096], spec[4200], b1[64], b2[64];
+	struct memory_type_list *a = slab_list(&dumps[1]), *l = memstat_mtl_alloc();
+	struct kvs_kernelinfo ie, ir;
+	size_t len, i, le, lr;
+	uint8_t *img = read_file(core_path(&dumps[1]), &len);
+	char *te, *tr;
+	kvs_t *kd, *kw = open_dump(&dumps[1]);
+
+	snprintf(cp, sizeof(cp), "%s", path_join(test_tmpdir(), "high.raw"));
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_gt(len, base);
+	ck_assert_int_eq(write_file(cp, img + base, len - base), 0);
+	snprintf(spec, sizeof(spec), "%s@0x%llx", cp, (unsigned long long)base);
+	kd = kvs_open(kernel(), spec, 0, err);
+	ck_assert_msg(kd != NULL, "%s: %s", spec, err);
+	ck_assert_int_eq(memstat_kvm_slab(l, kd), 0);
+	lists_equal(a, l, 1);
+	ck_assert_int_eq(kvs_read_phys(kd, base + 0x1234, b1, sizeof(b1)), 0);
+	ck_assert_int_eq(memcmp(b1, img + base + 0x1234, sizeof(b1)), 0);
+	ck_assert_int_ne(kvs_read_phys(kd, base - 4096, b2, sizeof(b2)), 0);
+	ck_assert_int_eq(kvs_msgbuf(kd, &te, &le), 0);
+	ck_assert_int_eq(kvs_msgbuf(kw, &tr, &lr), 0);
+	ck_assert_str_eq(te, tr);
+	ck_assert_int_eq(kvs_kernel_info(kd, &ie), 0);
+	ck_assert_int_eq(kvs_kernel_info(kw, &ir), 0);
+	ck_assert_str_eq(ie.version, ir.version);
+	ck_assert_str_eq(ie.version, jstr(json_object_get(t, "kernel"), "version"));
+	free(te);
+	free(tr);
+	kvs_close(kd);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(spec, sizeof(spec), "%s%s", cp, bad[i]);
+		ck_assert_ptr_null(kvs_open(kernel(), spec, 0, err));
+		ck_assert_msg(strstr(err, "after '@'") != NULL || strstr(err, "no physical") != NULL,
+		    "%s: %s", spec, err);
+	}
+	free(img);
+	kvs_close(kw);
+	memstat_mtl_free(a);
+	memstat_mtl_free(l);
+	json_decref(t);
+}
+END_TEST
+
 /* Without VMCOREINFO anywhere in memory the KASLR image cannot be found:
  * a clear error, not a wrong answer. */
 START_TEST(raw_without_vmcoreinfo)
@@ -1282,6 +1335,7 @@ main(void)
 	tcase_add_loop_test(tc, freelist_at_bound, 0, NDUMPS);
 	tcase_add_test(tc, kaslr_equals_nokaslr);
 	tcase_add_test(tc, raw_equals_elf);
+	tcase_add_test(tc, raw_at_base);
 	tcase_add_test(tc, partial_rows_kept);
 	tcase_add_loop_test(tk, dmesg_equals_truth, 0, NDUMPS);
 	tcase_add_loop_test(tk, dmesg_wrapped_block_bounded, 1, 2);

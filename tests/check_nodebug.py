@@ -16,90 +16,21 @@ A missing fixture or truth fails the test.
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import struct
+import sys
 import tempfile
 
-FIX = os.environ.get("KVS_FIXTURES", os.path.join(os.path.dirname(__file__), "..",
-                                                  "fixtures", "cores"))
-KVMSTAT = os.path.join(os.environ.get("KVS_BUILDDIR", "build"), "analyzers", "kvmstat")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nokernel_common import (FIX, KVMSTAT, ENV, check, num, run, load_json,  # noqa: E402
+                             text_fields, slab_rows, main_with_cache)
+
 DIR = os.path.join(FIX, "linux-nodebug")
 CORE = os.path.join(DIR, "vmcore")
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
-
-
-def num(v):
-    """truth.json writes values above 2^63 as hex strings."""
-    return int(v, 16) if isinstance(v, str) else v
-
-
-ENV = dict(os.environ)
-ENV.pop("KVS_TYPES", None)
-ENV.pop("KVS_NO_CACHE", None)
-
-
-def run(*args, env=None, binary=False):
-    p = subprocess.run([KVMSTAT] + list(args), capture_output=True, text=not binary,
-                       env=env or ENV)
-    return p.returncode, p.stdout, p.stderr if not binary else p.stderr.decode(errors="replace")
 
 
 def kv(*args, **kw):
     """kvmstat on the dump alone: no -N."""
     return run("-M", CORE, *args, **kw)
-
-
-def slab_rows(label, doc, truth, percpu):
-    rows = doc.get("caches", [])
-    caches = truth["caches"]
-    if not check(len(rows) == len(caches), "%s: %d caches, truth %d" % (label, len(rows),
-                                                                      len(caches))):
-        return
-    exact = ("object_size", "size", "objects_per_slab", "pages_per_slab", "num_slabs",
-             "num_objs", "active_objs", "cache_bytes")
-    for o, t in zip(rows, caches):
-        name = t["name"]
-        check(o.get("name") == name, "%s: cache %s where the truth has %s (list order)" %
-              (label, o.get("name"), name))
-        check(int(o.get("kaddr", "0"), 16) == num(t["address"]),
-              "%s %s: kaddr %s, truth 0x%x" % (label, name, o.get("kaddr"), num(t["address"])))
-        for k in exact:
-            check(o.get(k) == t[k], "%s %s: %s %s, truth %s" % (label, name, k, o.get(k), t[k]))
-        check(o.get("corrupt") is False and t["corrupt"] is False,
-              "%s %s: corrupt %s, truth %s" % (label, name, o.get("corrupt"), t["corrupt"]))
-        check(o.get("count") == t["allocated"], "%s %s: count %s, truth allocated %s" %
-              (label, name, o.get("count"), t["allocated"]))
-        check(o.get("free") == t["free"], "%s %s: free %s, truth %s" %
-              (label, name, o.get("free"), t["free"]))
-        check(o.get("bytes") == t["bytes"], "%s %s: bytes %s, truth %s" %
-              (label, name, o.get("bytes"), t["bytes"]))
-        if percpu:
-            got = [(p.get("cpu"), p.get("free")) for p in o.get("percpu", [])]
-            want = list(enumerate(t["percpu_free"]))
-            check(got == want, "%s %s: percpu %s, truth %s" % (label, name, got, want))
-        else:
-            check("percpu" not in o, "%s %s: per-CPU figures without --percpu" % (label, name))
-
-
-def load_json(label, rc, out, err):
-    if not check(rc == 0, "%s: exit %d: %s" % (label, rc, err.strip()[-400:])):
-        return None
-    try:
-        return json.loads(out)
-    except ValueError as e:
-        check(False, "%s: not JSON (%s): %s" % (label, e, out[:200]))
-        return None
 
 
 def main():
@@ -151,10 +82,7 @@ def main():
             check(doc.get(k) == v, "info --json: %s %r, truth %r" % (k, doc.get(k), v))
     rc, out, err = kv("info")
     if check(rc == 0, "info: exit %d: %s" % (rc, err.strip()[-400:])):
-        f = {}
-        for line in out.splitlines():
-            k, _, v = line.partition(":")
-            f[k.strip()] = v.strip()
+        f = text_fields(out)
         for k, v in (("format", "elf"), ("page size", "4096"), ("dumped pages", str(vc.get("pages"))),
                      ("version", ki["version"]), ("panic", ki["panic"]),
                      ("cpus", str(ki["ncpus"])), ("mp_maxid", str(ki["maxid"]))):
@@ -255,8 +183,4 @@ def main():
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as cache:
-        ENV["XDG_CACHE_HOME"] = cache          # an empty layout cache of our own
-        main()
-    print("%d checks, %d failed" % (checks, failures))
-    sys.exit(1 if failures else 0)
+    main_with_cache(main)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -129,6 +130,28 @@ kvs_open_dump(kvs_t *kd, const char *core, int flags)
 	const char *rest = NULL;
 	int map_errno;
 
+	/* "FILE@ADDR": a raw image whose first byte is physical ADDR (crash's
+	 * spelling; a file whose name has an @ is taken whole). */
+	if (strchr(core, '@') != NULL && access(core, F_OK) != 0) {
+		const char *at = strrchr(core, '@');
+		size_t n = (size_t)(at - core);
+		char *end;
+		if (n == 0 || n >= sizeof(first))
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: no file before '@'", core);
+		errno = 0;
+		a.phys_start = strtoull(at + 1, &end, 0);
+		if (at[1] == '\0' || at[1] == '-' || *end != '\0' || errno != 0 ||
+		    a.phys_start % 4096 != 0)
+			return kerr_set(&kd->err, KVS_E_INVAL, "dump %s: '%s' after '@' is no "
+			    "physical address (a number, a multiple of 4096, as in "
+			    "mem.ram@0x40000000)", core, at + 1);
+		memcpy(first, core, n);
+		first[n] = '\0';
+		core = first;
+		a.path = core;
+		flags |= KVS_O_RAW;
+		a.flags = flags;
+	}
 	/* "a,b,c": the parts of one dump (a file whose name has commas is
 	 * taken whole). */
 	if (strchr(core, ',') != NULL && access(core, F_OK) != 0) {
@@ -189,7 +212,8 @@ kvs_open_dump(kvs_t *kd, const char *core, int flags)
 		return kerr_errno(&kd->err, map_errno, "dump %s: mmap", core);
 	if (flags & KVS_O_RAW) {
 		/* A compressed raw image: the layer opens raw inside. */
-		int rc = kvs_source_compressed.open(&a, &kd->src_priv, &kd->err);
+		int rc = a.phys_start != 0 ? KVS_NOTMINE :
+		    kvs_source_compressed.open(&a, &kd->src_priv, &kd->err);
 		if (rc != KVS_NOTMINE) {
 			if (rc != 0)
 				return kerr_push(&kd->err, "dump %s", core);

@@ -1,5 +1,7 @@
 /*
- * source_raw.c - raw physical-memory image: file offset == physical address.
+ * source_raw.c - raw physical-memory image: file offset == physical address,
+ * or physical address - ADDR for an image opened as FILE@ADDR (a guest's RAM
+ * that starts above 0, as arm64's at 0x40000000).
  *
  * The mapping is shared and never cached, so an image another process keeps
  * changing in place (a live fixture, a VM's memory file) is seen as it is
@@ -18,6 +20,7 @@ struct raw {
 	const struct kvs_view *view;    /* under a layer: read through it */
 	uint64_t len;       /* readable bytes: the mapping, less what was cut off */
 	uint64_t map_len;
+	uint64_t start;     /* physical address of the first byte */
 	int fd;
 };
 
@@ -65,6 +68,7 @@ raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 			return kerr_set(e, KVS_E_NOMEM, "out of memory");
 		r->view = a->view;
 		r->len = r->map_len = a->view->size;
+		r->start = a->phys_start;
 		r->fd = -1;
 		*priv = r;
 		return 0;
@@ -78,6 +82,7 @@ raw_open(const struct kvs_open_args *a, void **priv, struct kvs_error *e)
 		return kerr_set(e, KVS_E_NOMEM, "out of memory");
 	r->map = a->map;
 	r->len = r->map_len = a->map_len;
+	r->start = a->phys_start;
 	r->fd = a->fd;
 	*priv = r;
 	return 0;
@@ -88,11 +93,19 @@ raw_read(void *priv, uint64_t pa, void *buf, size_t len, struct kvs_error *e)
 {
 	struct raw *r = priv;
 
+	if (pa < r->start) {
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx below the image, which starts at "
+		    "0x%llx", (unsigned long long)pa, (unsigned long long)r->start);
+		kerr_fault(e, pa);
+		return -1;
+	}
+	pa -= r->start;
 	if (pa >= r->len || len > r->len - pa) {
 		uint64_t bad = pa >= r->len ? pa : r->len;
-		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx beyond the image (0x%llx bytes)",
-		    (unsigned long long)bad, (unsigned long long)r->len);
-		kerr_fault(e, bad);
+		kerr_set(e, KVS_E_NOTDUMPED, "physical 0x%llx beyond the image (0x%llx bytes%s)",
+		    (unsigned long long)(bad + r->start), (unsigned long long)r->len,
+		    r->start != 0 ? " from its start" : "");
+		kerr_fault(e, bad + r->start);
 		return -1;
 	}
 	if (r->view != NULL)
@@ -106,7 +119,10 @@ raw_map(void *priv, uint64_t pa, size_t len)
 {
 	struct raw *r = priv;
 
-	if (r->view != NULL || r->map == NULL || pa >= r->len || len > r->len - pa)
+	if (r->view != NULL || r->map == NULL || pa < r->start)
+		return NULL;
+	pa -= r->start;
+	if (pa >= r->len || len > r->len - pa)
 		return NULL;
 	return r->map + pa;
 }

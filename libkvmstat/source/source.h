@@ -77,6 +77,8 @@ struct kvs_open_args {
 	uint64_t map_len;
 	int flags;                /* KVS_O_* */
 	const struct kvs_view *view;  /* set (and map NULL) under a layer */
+	uint64_t phys_start;      /* raw: the physical address of the first byte
+	                           * ("FILE@ADDR", crash's spelling); else 0 */
 };
 
 struct kvs_source_ops {

@@ -18,7 +18,14 @@ the first differences); exit 0 when equal, 1 when not, 2 on unusable input.
   vmalloc GUEST_READ_1 GUEST_READ_2 KVMSTAT_VMALLOC
       /proc/vmallocinfo read twice by the guest before the dump: every line
       both reads hold must be in kvmstat's output, and each of kvmstat's
-      lines in one of them."""
+      lines in one of them.
+  nokernel WITH_N_JSON NO_N_JSON [all]
+      `kvmstat --json slab` without a kernel file against the same with -N
+      (whose table the guest's own slabinfo checks): every field of every
+      row equal, except that a kernel whose symbols give no per-CPU offsets
+      (kallsyms of text only) leaves count, free and bytes null on rows it
+      marks incomplete.  Prints how many rows lacked the CPUs' slabs; with
+      "all" (a kernel built with CONFIG_KALLSYMS_ALL) there must be none."""
 import json
 import sys
 
@@ -156,8 +163,33 @@ def cmd_vmalloc(g1, g2, mine):
                   len(both | k), diff)
 
 
+def cmd_nokernel(with_n, without, all_symbols=None):
+    a = json.load(open(with_n))['caches']
+    b = json.load(open(without))['caches']
+    if len(a) < 50:
+        print('nokernel: the -N table holds %d caches: not a slab table' % len(a))
+        return 2
+    diff, unread = [], 0
+    if len(a) != len(b):
+        diff.append('%d caches with -N, %d without' % (len(a), len(b)))
+    exact_only = ('count', 'free', 'bytes')
+    for x, y in zip(a, b):
+        nocpu = y.get('incomplete') is True and all(y.get(k) is None for k in exact_only)
+        unread += nocpu
+        for k in sorted(set(x) | set(y)):
+            if nocpu and k in exact_only + ('incomplete',):
+                continue
+            if x.get(k) != y.get(k):
+                diff.append('%s %s: -N %r, no -N %r' % (x.get('name'), k, x.get(k), y.get(k)))
+    print('no -N: %d rows without the CPUs\' slabs (count null)' % unread)
+    if all_symbols and unread:
+        diff.append('kallsyms names every symbol, yet %d rows lack the CPUs\' slabs' % unread)
+    return report('slab --json without a kernel file against -N', len(a), diff)
+
+
 def main():
     cmds = {'slab': (cmd_slab, (2, 3)), 'crash': (cmd_crash, (2,)),
+            'nokernel': (cmd_nokernel, (2, 3)),
             'drgn': (cmd_drgn, (4,)), 'vmalloc': (cmd_vmalloc, (3,))}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) - 2 not in cmds[sys.argv[1]][1]:
         print(__doc__, file=sys.stderr)

@@ -175,6 +175,10 @@ uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned doma
  * from the kmem_cache itself stand).  kvs_warnings names the cause. */
 #define MEMSTAT_SLAB_NAME_UNREADABLE 0x2
 #define MEMSTAT_SLAB_COUNTS_UNREADABLE 0x4
+/* The CPUs' slabs were not read (no per-CPU offsets: a kernel whose
+ * symbols name no data).  num_slabs, num_objs and active stand; count,
+ * free, bytes and the per-CPU free counts are not known. */
+#define MEMSTAT_SLAB_PERCPU_UNREADABLE 0x8
 int memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle);
 uint64_t memstat_get_slab_objperslab(const struct memory_type *mtp);
 uint64_t memstat_get_slab_pagesperslab(const struct memory_type *mtp);

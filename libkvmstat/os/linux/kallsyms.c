@@ -20,6 +20,10 @@
  *   says wins (without that key, any negative offset means the second).
  * A name's first character is its nm-style type (T t: text, D d B b R r:
  * data, W w V v: weak, A a: absolute).
+ *
+ * VMCOREINFO's SYMBOL(name)=address lines join the table (kallsyms wins
+ * where both name a symbol): a kernel without CONFIG_KALLSYMS_ALL names no
+ * data in kallsyms, and those lines are what it has (nodata.c).
  */
 #include <elf.h>
 #include <endian.h>
@@ -103,6 +107,45 @@ sym_bind(char c)
 	return c >= 'A' && c <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* VMCOREINFO's symbols that kallsyms (defs[0..num), names at nameoff in
+ * nb) lacks, after them: *total in all.  Addresses are run-time ones,
+ * kept at link addresses as kallsyms' are. */
+static int
+add_vmcoreinfo(kvs_t *kd, struct kvs_symdef *defs, size_t *nameoff, size_t num,
+    struct blob *nb, size_t *total)
+{
+	const char *vp = linux_vmcoreinfo_text(kd);
+	char vn[128];
+	uint64_t va, stext = 0;
+	size_t n = num, i;
+
+	/* A line whose value lies below the image is no symbol's address but
+	 * a pointer's value (SYMBOL(mem_section) of SPARSEMEM_EXTREME gives
+	 * the array the pointer holds, in the direct map): not a symbol. */
+	linux_vi_u64(kd, "SYMBOL(_stext)", 16, &stext);
+	while ((vp = linux_vi_symbol_next(vp, vn, sizeof(vn), &va)) != NULL) {
+		size_t vl = strlen(vn);
+		if (va < stext)
+			continue;
+		for (i = 0; i < num; i++)
+			if (strncmp(nb->p + nameoff[i], vn, vl + 1) == 0)
+				break;
+		if (i < num)
+			continue;
+		if (kd->slide != 0 && va >= kd->slide_min && va - kd->slide >= kd->slide_min)
+			va -= kd->slide;
+		nameoff[n] = nb->len;
+		if (blob_add(nb, vn, vl + 1) != 0)
+			return kerr_set(&kd->err, KVS_E_NOMEM, "kallsyms: out of memory");
+		defs[n].value = va;
+		defs[n].type = STT_NOTYPE;
+		defs[n].bind = STB_GLOBAL;
+		n++;
+	}
+	*total = n;
+	return 0;
+}
+
 int
 linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out)
 {
@@ -114,7 +157,7 @@ linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out)
 	char *ttab = NULL, name[NAME_MAX_LEN + 1];
 	struct kvs_symdef *defs = NULL;
 	struct blob nb = { NULL, 0, 0 };
-	size_t *nameoff = NULL, ttab_len, names_len, pos, i, k, negatives = 0;
+	size_t *nameoff = NULL, ttab_len, names_len, pos, i, k, negatives = 0, nvi = 0, total = 0;
 	bool have_stext_want, absolute_percpu;
 	int rc = -1;
 
@@ -160,8 +203,15 @@ linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out)
 	    (offs = read_array(kd, a[K_OFFS], (size_t)num * 4, "kallsyms_offsets")) == NULL)
 		goto out;
 	ttab[ttab_len] = '\0';
-	defs = calloc(num, sizeof(*defs));
-	nameoff = calloc(num, sizeof(*nameoff));
+	{
+		char vn[128];
+		uint64_t va;
+		const char *vp = linux_vmcoreinfo_text(kd);
+		while ((vp = linux_vi_symbol_next(vp, vn, sizeof(vn), &va)) != NULL)
+			nvi++;
+	}
+	defs = calloc(num + nvi, sizeof(*defs));
+	nameoff = calloc(num + nvi, sizeof(*nameoff));
 	if (defs == NULL || nameoff == NULL) {
 		kerr_set(&kd->err, KVS_E_NOMEM, "kallsyms: out of memory");
 		goto out;
@@ -229,9 +279,12 @@ linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out)
 		if (kd->slide != 0 && v >= kd->slide_min && v - kd->slide >= kd->slide_min)
 			v -= kd->slide;
 		defs[i].value = v;
-		defs[i].name = nb.p + nameoff[i];
 	}
-	rc = kvs_symtab_from_list(out, nb.p, defs, num, &kd->err);
+	if (add_vmcoreinfo(kd, defs, nameoff, num, &nb, &total) != 0)
+		goto out;
+	for (i = 0; i < total; i++)
+		defs[i].name = nb.p + nameoff[i];
+	rc = kvs_symtab_from_list(out, nb.p, defs, total, &kd->err);
 	nb.p = NULL;
 	goto out;
 corrupt:

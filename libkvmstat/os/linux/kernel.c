@@ -82,6 +82,14 @@ linux_vmcoreinfo(kvs_t *kd, const char *key, size_t *len)
 	return NULL;
 }
 
+const char *
+linux_vmcoreinfo_text(kvs_t *kd)
+{
+	struct linux_priv *lp = priv_of(kd);
+
+	return lp != NULL ? lp->vmcoreinfo : NULL;
+}
+
 bool
 linux_vi_u64(kvs_t *kd, const char *key, int base, uint64_t *v)
 {
@@ -300,8 +308,21 @@ lnx_attach(kvs_t *kd)
 			return kerr_set(&kd->err, KVS_E_NOSYMBOL, "no kernel file given, and "
 			    "the dump holds no VMCOREINFO to find the kernel's symbols by "
 			    "(give the kernel with -N)");
-		if (linux_kallsyms_load(kd, &kd->syms) != 0)
+		if (linux_kallsyms_load(kd, &kd->syms) != 0) {
+			/* a RAM file whose memory starts above 0 (arm64 virt) read
+			 * as if from 0: say how it is read */
+			uint64_t st;
+			if (lp->arm64 && kd->info.format != NULL &&
+			    strcmp(kd->info.format, "raw") == 0 &&
+			    vi_u64(kd, "SYMBOL(_stext)", 16, &st) &&
+			    image_pa(kd, st) >= kd->info.source_bytes)
+				return kerr_push(&kd->err, "kernel symbols from memory (the kernel "
+				    "lies at physical 0x%llx, past this raw file's end: a RAM file "
+				    "whose first byte is not physical 0 is read as FILE@ADDR, QEMU "
+				    "virt's arm64 RAM as FILE@0x40000000)",
+				    (unsigned long long)image_pa(kd, st));
 			return kerr_push(&kd->err, "kernel symbols from memory");
+		}
 	}
 	return 0;
 }
@@ -315,8 +336,9 @@ lnx_memory_btf(kvs_t *kd, uint64_t *kva, uint64_t *len)
 
 	if (kvs_symbol(kd, "__start_BTF", &start, NULL) != 0 ||
 	    kvs_symbol(kd, "__stop_BTF", &stop, NULL) != 0) {
+		/* kallsyms of text only: the section by its header */
 		kerr_clear(&kd->err);
-		return 1;
+		return linux_btf_find(kd, kva, len) == 0 ? 0 : 1;
 	}
 	if (stop <= start || stop - start > BTF_MAX)
 		return kerr_set(&kd->err, KVS_E_DATA, "__start_BTF 0x%llx .. __stop_BTF 0x%llx: "
@@ -691,7 +713,10 @@ lnx_kernel_info(kvs_t *kd, struct kvs_kernelinfo *ki)
 	    kvs_read_string(kd, addr, kd->kinfo_version, sizeof(kd->kinfo_version), NULL) >= 0) {
 		kd->kinfo_version[strcspn(kd->kinfo_version, "\n")] = '\0';
 		ki->version = kd->kinfo_version;
-	}
+	} else if (linux_banner_find(kd, kd->kinfo_version, sizeof(kd->kinfo_version)) == 0)
+		ki->version = kd->kinfo_version;
+	else
+		kvs_warn(kd, "the kernel's banner: %s", kvs_geterr(kd));
 	if (kvs_symbol(kd, "__num_online_cpus", &addr, NULL) == 0 &&
 	    kread_uint(kd, addr, 4, &v) == 0 && v < 1000000)
 		ki->ncpus = (int)v;

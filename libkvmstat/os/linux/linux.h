@@ -27,6 +27,19 @@ KVS_HIDDEN int linux_kallsyms_load(kvs_t *kd, struct kvs_symtab **out);
  * _token_index, _offsets and _relative_base (a[0..5]) found in the image by
  * their shapes.  0, or -1 with the handle's error set. */
 KVS_HIDDEN int linux_kallsyms_find(kvs_t *kd, uint64_t *a);
+/* nodata.c: routes that need no data symbol.  linux_vi_symbol_next: the
+ * next "SYMBOL(name)=hex" line of VMCOREINFO text from p (name, run-time
+ * address), NULL after the last.  linux_btf_find: the BTF by its header
+ * in the image.  linux_banner_find: the banner init_uts_ns vouches for.
+ * linux_slab_caches: the list head, by symbol or by the memory map.
+ * linux_nr_node_ids: nr_node_ids, node_online_map's, else 1 (at most max). */
+KVS_HIDDEN const char *linux_vmcoreinfo_text(kvs_t *kd);
+KVS_HIDDEN const char *linux_vi_symbol_next(const char *p, char *name, size_t nlen,
+    uint64_t *addr);
+KVS_HIDDEN int linux_btf_find(kvs_t *kd, uint64_t *kva, uint64_t *len);
+KVS_HIDDEN int linux_banner_find(kvs_t *kd, char *buf, size_t len);
+KVS_HIDDEN int linux_slab_caches(kvs_t *kd, uint64_t *head);
+KVS_HIDDEN unsigned linux_nr_node_ids(kvs_t *kd, unsigned max);
 /* The kernel profile buffer (prof_buffer.c), for kvmprof_gmon_read. */
 struct kvmprof_gmon;
 KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
@@ -115,6 +128,7 @@ struct slab_head {
 struct linux_census {
 	int ready;                     /* 0 not yet, 1 yes, -1 failed (why) */
 	char why[256];
+	char cpus_why[256];            /* why the CPUs are not known, or "" */
 	struct slayout L;
 	struct scpus *cpus;
 	struct smem mem;
@@ -139,7 +153,12 @@ struct linux_page {
 	unsigned order;
 	bool slab;
 };
+/* linux_census: all of it (NULL, error set, without the CPUs' offsets);
+ * linux_census_map: the memory map and the SLUB layout only;
+ * linux_census_scan: fills heads (every slab head page, by cache). */
 KVS_HIDDEN struct linux_census *linux_census(kvs_t *kd);
+KVS_HIDDEN struct linux_census *linux_census_map(kvs_t *kd);
+KVS_HIDDEN int linux_census_scan(kvs_t *kd, struct linux_census *c);
 KVS_HIDDEN void linux_census_close(kvs_t *kd);
 KVS_HIDDEN uint64_t linux_page_of_pfn(const struct linux_census *c, uint64_t pfn);
 KVS_HIDDEN uint64_t linux_pfn_of_page(const struct linux_census *c, uint64_t page);

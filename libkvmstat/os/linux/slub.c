@@ -27,6 +27,9 @@
  * cache whose name, node counters or CPU slabs are not in the dump is
  * flagged (MEMSTAT_SLAB_NAME_UNREADABLE, _COUNTS_UNREADABLE), its unknown
  * figures zero, and a warning says why; the table is never lost for one page.
+ * A kernel whose symbols give no per-CPU offsets (kallsyms of text only)
+ * flags every row MEMSTAT_SLAB_PERCPU_UNREADABLE: /proc/slabinfo's figures
+ * (node counters and partial lists) stand, the exact count does not.
  *
  * Layouts come from the types: struct slab (5.17+) or struct page (before),
  * kmem_cache_cpu.slab or .page, slab_list or lru, by member presence.
@@ -400,8 +403,9 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 	struct scpus *cpus;
 	struct smem mem;
 	struct kwalk w;
-	uint64_t head, p, v;
+	uint64_t head, p;
 	unsigned nr_nodes = 1;
+	uint64_t nocpus = 0;
 	uint8_t *cb;
 	int rc = -1;
 
@@ -413,14 +417,12 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		    MEMSTAT_ERROR_KVM;
 		return -1;
 	}
-	if (kvs_symbol(kd, "slab_caches", &head, NULL) != 0) {
-		list->mtl_error = MEMSTAT_ERROR_KVM_NOSYMBOL;
+	if (linux_slab_caches(kd, &head) != 0) {
+		list->mtl_error = kvs_errstatus(kd) == KVS_E_NOSYMBOL ? MEMSTAT_ERROR_KVM_NOSYMBOL :
+		    MEMSTAT_ERROR_KVM;
 		return -1;
 	}
-	if (kvs_symbol(kd, "nr_node_ids", &p, NULL) == 0 && kread_uint(kd, p, 4, &v) == 0 &&
-	    v >= 1 && v <= L.node_count)
-		nr_nodes = (unsigned)v;
-	kerr_clear(&kd->err);
+	nr_nodes = linux_nr_node_ids(kd, (unsigned)L.node_count);
 	if (L.need < L.node_off + 8ULL * nr_nodes)
 		L.need = L.node_off + 8ULL * nr_nodes;
 	cpus = malloc(sizeof(*cpus));
@@ -432,8 +434,16 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		return -1;
 	}
 	if (slub_read_cpus(kd, cpus) != 0) {
-		list->mtl_error = MEMSTAT_ERROR_KVM;
-		goto out;
+		/* No route to the per-CPU offsets (kallsyms of text only): the
+		 * node figures stand, the CPUs' free objects are not known. */
+		if (kvs_errstatus(kd) != KVS_E_NOSYMBOL) {
+			list->mtl_error = MEMSTAT_ERROR_KVM;
+			goto out;
+		}
+		kvs_warn(kd, "the CPUs' slabs are not read: %s", kvs_geterr(kd));
+		kerr_clear(&kd->err);
+		memset(cpus, 0, sizeof(*cpus));
+		nocpus = MEMSTAT_SLAB_PERCPU_UNREADABLE;
 	}
 	/* without the memory map the freelists go unbounded-checked */
 	if (slub_read_mem(kd, &mem) != 0)
@@ -476,7 +486,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 			goto out;
 		}
 		namep = kfield_get(cb, L.need, &L.name);
-		unread = 0;
+		unread = nocpus;
 		if (is_new || mt->mt_namekey != namep || mt->mt_name[0] == '\0') {
 			char name[MEMTYPE_MAXNAME];
 			if (kvs_read_string(kd, namep, name, sizeof(name), NULL) < 0) {

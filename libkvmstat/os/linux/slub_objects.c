@@ -100,8 +100,10 @@ read_flag_names(kvs_t *kd, struct linux_census *c)
 	}
 }
 
+/* The memory map and the SLUB layout, without the CPUs (a kernel whose
+ * symbols name no per-CPU offsets still has its slab pages). */
 struct linux_census *
-linux_census(kvs_t *kd)
+linux_census_map(kvs_t *kd)
 {
 	struct linux_census *c = state(kd);
 	struct kvs_typeinfo ti;
@@ -116,14 +118,7 @@ linux_census(kvs_t *kd)
 		kerr_set(&kd->err, KVS_E_VERSION, "%s", c->why);
 		return NULL;
 	}
-	c->cpus = malloc(sizeof(*c->cpus));
-	if (c->cpus == NULL) {
-		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-		return NULL;
-	}
-	if (slub_resolve(kd, &c->L) != 0 || slub_read_cpus(kd, c->cpus) != 0)
-		goto bad;
-	if (slub_read_mem(kd, &c->mem) != 0)
+	if (slub_resolve(kd, &c->L) != 0 || slub_read_mem(kd, &c->mem) != 0)
 		goto bad;
 	if (kvs_type(kd, "struct page", &ti) != 0)
 		goto bad;
@@ -151,9 +146,38 @@ linux_census(kvs_t *kd)
 bad:
 	snprintf(c->why, sizeof(c->why), "%s", kvs_geterr(kd));
 	c->ready = -1;
-	free(c->cpus);
-	c->cpus = NULL;
 	return NULL;
+}
+
+/* The census with the CPUs' slabs: the map, and every possible CPU's
+ * per-CPU offset. */
+struct linux_census *
+linux_census(kvs_t *kd)
+{
+	struct linux_census *c = linux_census_map(kd);
+
+	if (c == NULL || c->cpus != NULL)
+		return c;
+	if (c->cpus_why[0] != '\0') {
+		kerr_set(&kd->err, KVS_E_NOSYMBOL, "%s", c->cpus_why);
+		return NULL;
+	}
+	c->cpus = malloc(sizeof(*c->cpus));
+	if (c->cpus == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (slub_read_cpus(kd, c->cpus) != 0) {
+		if (kvs_errstatus(kd) == KVS_E_NOSYMBOL)
+			kerr_push(&kd->err, "the objects' states need every CPU's slabs, and "
+			    "the kernel's symbols give no per-CPU offsets (kallsyms of text "
+			    "only? give the kernel file with -N)");
+		snprintf(c->cpus_why, sizeof(c->cpus_why), "%s", kvs_geterr(kd));
+		free(c->cpus);
+		c->cpus = NULL;
+		return NULL;
+	}
+	return c;
 }
 
 uint64_t
@@ -249,8 +273,8 @@ cmp_head(const void *a, const void *b)
 	return x->slab < y->slab ? -1 : x->slab > y->slab;
 }
 
-static int
-scan(kvs_t *kd, struct linux_census *c)
+int
+linux_census_scan(kvs_t *kd, struct linux_census *c)
 {
 	uint64_t end = c->max_pfn != 0 && c->max_pfn < SCAN_PFN_MAX ? c->max_pfn :
 	    SCAN_PFN_DEFAULT, pfn, per = 4096 / c->page_size, cap = 0;
@@ -566,7 +590,7 @@ linux_slab_objects(kvs_t *kd, const char *name,
 	if (buf == NULL)
 		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
 	if ((addr = find_cache(kd, c, name, buf, &ca)) == 0 ||
-	    read_roles(kd, c, buf, true, &rs) != 0 || scan(kd, c) != 0) {
+	    read_roles(kd, c, buf, true, &rs) != 0 || linux_census_scan(kd, c) != 0) {
 		rc = -1;
 		goto out;
 	}

@@ -71,7 +71,7 @@ layout(kvs_t *kd, struct vlayout *L)
 		return kerr_set(&kd->err, KVS_E_DATA, "vmap_area / vm_struct larger than expected");
 	/* CONFIG_NUMA: node_data[] instead of contig_page_data. */
 	L->numa = kvs_symbol(kd, "node_data", &a, NULL) == 0;
-	L->nr_nodes = kread_sym_uint_or(kd, "nr_node_ids", 1);
+	L->nr_nodes = linux_nr_node_ids(kd, 1024);
 	kerr_clear(&kd->err);
 	return 0;
 }
