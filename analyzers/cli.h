@@ -65,6 +65,34 @@ struct memory_type;
 void csv_type(FILE *f, const struct memory_type *mt);
 
 /*
+ * A partial dump (memstat_get_flags): a row is kept with the figures the
+ * dump does not hold marked - "?" in text, null in JSON, an empty CSV
+ * field.  row_noname/row_nocount: its name, its counts are not known;
+ * row_name: the name to show ("?" when not known).  json_known: v as JSON,
+ * or null.  csv_known_u64/_i64: v, or an empty field.  text_known: v as
+ * decimal into buf, or "?".  csv_type gives an unknown name as an empty
+ * field.
+ */
+struct memory_type_list;
+bool row_noname(const struct memory_type *mt);
+bool row_nocount(const struct memory_type *mt);
+const char *row_name(const struct memory_type *mt);
+json_t *json_known(bool known, int64_t v);
+void csv_known_u64(FILE *f, bool known, uint64_t v);
+void csv_known_i64(FILE *f, bool known, int64_t v);
+const char *text_known(char *buf, size_t len, bool known, int64_t v);
+/* After a table of l: if some rows have figures the dump does not hold or
+ * a list was cut (memstat_mtl_incomplete), says so on stderr - "kvmstat:
+ * CMD: the answer is incomplete: N of M WHAT ..." - after the first
+ * warning when `warned` is false (the command has not printed it), and
+ * returns 1 (the exit status); else 0. */
+int report_incomplete(kvs_t *kd, struct memory_type_list *l, const char *cmd,
+    const char *what, bool json, bool warned);
+/* The first warning of the last walk on stderr ("kvmstat: warning: ...",
+ * "(and more)" when there are others), if any. */
+void print_warnings(kvs_t *kd);
+
+/*
  * Counters that are differences (bytes and count in use: allocations less
  * frees) are signed: a type whose frees outnumber its allocations on the
  * CPUs the dump holds is below zero, and every format (text, CSV, JSON,

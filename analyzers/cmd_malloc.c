@@ -6,6 +6,9 @@
  * with a HighUse column, 6-13 printed HighUse as "-" and derived sizes as
  * powers of two, 14 dropped HighUse and takes sizes from kmemzones.
  * Text output skips types never used, as vmstat does; --json keeps every row.
+ * A partial dump keeps every row it reaches: a name or counts the dump does
+ * not hold are ? in text, null in JSON, empty in CSV, the JSON row says
+ * "incomplete": true, and the exit status is 1 (report_incomplete).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -131,38 +134,52 @@ sizes_json(const struct memory_type *mt)
 }
 
 #define JU(o, k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+/* A count of the row: null when the dump does not hold it. */
+#define JC(o, k, v) json_object_set_new(o, k, json_known(known, (int64_t)(v)))
 
 static json_t *
 row_json(const struct memory_type *mt, bool percpu, unsigned maxcpus)
 {
 	json_t *r = json_object();
+	bool known = !row_nocount(mt);
 	size_t i;
 
-	json_object_set_new(r, "name", json_dumpstr(memstat_get_name(mt)));
+	json_object_set_new(r, "name", row_noname(mt) ? json_null() :
+	    json_dumpstr(memstat_get_name(mt)));
 	json_object_set_new(r, "kaddr", json_kaddr(memstat_get_kaddr(mt)));
-	JU(r, "count", signed_count(memstat_get_count(mt)));
-	JU(r, "bytes", signed_count(memstat_get_bytes(mt)));
-	JU(r, "requests", memstat_get_numallocs(mt));
-	JU(r, "frees", memstat_get_numfrees(mt));
-	JU(r, "memalloced", memstat_get_memalloced(mt));
-	JU(r, "memfreed", memstat_get_memfreed(mt));
-	JU(r, "sizemask", memstat_get_sizemask(mt));
-	json_object_set_new(r, "sizes", sizes_json(mt));
+	JC(r, "count", signed_count(memstat_get_count(mt)));
+	JC(r, "bytes", signed_count(memstat_get_bytes(mt)));
+	JC(r, "requests", memstat_get_numallocs(mt));
+	JC(r, "frees", memstat_get_numfrees(mt));
+	JC(r, "memalloced", memstat_get_memalloced(mt));
+	JC(r, "memfreed", memstat_get_memfreed(mt));
+	JC(r, "sizemask", memstat_get_sizemask(mt));
+	json_object_set_new(r, "sizes", known ? sizes_json(mt) : json_null());
+	if (!known || row_noname(mt))
+		json_object_set_new(r, "incomplete", json_true());
 	if (percpu) {
 		json_t *pc = json_array();
 		for (i = 0; i < maxcpus; i++) {
 			json_t *c = json_object();
 			JU(c, "cpu", i);
-			JU(c, "requests", memstat_get_percpu_numallocs(mt, i));
-			JU(c, "frees", memstat_get_percpu_numfrees(mt, i));
-			JU(c, "memalloced", memstat_get_percpu_memalloced(mt, i));
-			JU(c, "memfreed", memstat_get_percpu_memfreed(mt, i));
-			JU(c, "sizemask", memstat_get_percpu_sizemask(mt, i));
+			JC(c, "requests", memstat_get_percpu_numallocs(mt, i));
+			JC(c, "frees", memstat_get_percpu_numfrees(mt, i));
+			JC(c, "memalloced", memstat_get_percpu_memalloced(mt, i));
+			JC(c, "memfreed", memstat_get_percpu_memfreed(mt, i));
+			JC(c, "sizemask", memstat_get_percpu_sizemask(mt, i));
 			json_array_append_new(pc, c);
 		}
 		json_object_set_new(r, "percpu", pc);
 	}
 	return r;
+}
+
+/* Text: a type never used is left out, as vmstat does; one whose counts
+ * are not known is shown. */
+static bool
+shown(const struct memory_type *m)
+{
+	return row_nocount(m) || memstat_get_numallocs(m) != 0 || memstat_get_count(m) != 0;
 }
 
 /* --json --libxo: the document FreeBSD's `vmstat -m --libxo json` writes
@@ -178,15 +195,17 @@ libxo_json(struct row *rows, size_t n)
 	json_object_set_new(root, "schema", json_string(KVS_JSON_SCHEMA));
 	for (i = 0; i < n; i++) {
 		const struct memory_type *m = rows[i].mt;
+		bool known = !row_nocount(m);
 		json_t *r;
-		if (memstat_get_numallocs(m) == 0 && memstat_get_count(m) == 0)
+		if (!shown(m))
 			continue;
 		r = json_object();
-		json_object_set_new(r, "type", json_dumpstr(memstat_get_name(m)));
-		JU(r, "in-use", signed_count(memstat_get_count(m)));
-		JU(r, "memory-use", kbytes_signed(signed_count(memstat_get_bytes(m))));
-		JU(r, "requests", memstat_get_numallocs(m));
-		json_object_set_new(r, "size", sizes_json(m));
+		json_object_set_new(r, "type", row_noname(m) ? json_null() :
+		    json_dumpstr(memstat_get_name(m)));
+		JC(r, "in-use", signed_count(memstat_get_count(m)));
+		JC(r, "memory-use", kbytes_signed(signed_count(memstat_get_bytes(m))));
+		JC(r, "requests", memstat_get_numallocs(m));
+		json_object_set_new(r, "size", known ? sizes_json(m) : json_null());
 		json_array_append_new(list, r);
 	}
 	json_object_set_new(c, "memory", list);
@@ -205,14 +224,15 @@ csv_percpu_rows(struct row *rows, size_t n)
 	csv_end(stdout);
 	for (i = 0; i < n; i++) {
 		const struct memory_type *m = rows[i].mt;
+		bool known = !row_nocount(m);
 		for (c = 0; c < memstat_get_maxcpus(m); c++) {
 			csv_type(stdout, m);
 			csv_u64(stdout, c, false);
-			csv_u64(stdout, memstat_get_percpu_numallocs(m, c), false);
-			csv_u64(stdout, memstat_get_percpu_numfrees(m, c), false);
-			csv_u64(stdout, memstat_get_percpu_memalloced(m, c), false);
-			csv_u64(stdout, memstat_get_percpu_memfreed(m, c), false);
-			csv_u64(stdout, memstat_get_percpu_sizemask(m, c), false);
+			csv_known_u64(stdout, known, memstat_get_percpu_numallocs(m, c));
+			csv_known_u64(stdout, known, memstat_get_percpu_numfrees(m, c));
+			csv_known_u64(stdout, known, memstat_get_percpu_memalloced(m, c));
+			csv_known_u64(stdout, known, memstat_get_percpu_memfreed(m, c));
+			csv_known_u64(stdout, known, memstat_get_percpu_sizemask(m, c));
 			csv_end(stdout);
 		}
 	}
@@ -227,24 +247,22 @@ csv_rows(struct row *rows, size_t n)
 	csv_end(stdout);
 	for (i = 0; i < n; i++) {
 		const struct memory_type *m = rows[i].mt;
-		const char *nm = memstat_get_name(m);
-		char name[4 * MEMTYPE_MAXNAME + 1], addr[24], sizes[512];
+		bool known = !row_nocount(m);
+		char sizes[512];
 		size_t len = 0;
 
-		snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(m));
 		sizes[0] = '\0';
-		for (k = 0; k < nzones(); k++)
+		for (k = 0; known && k < nzones(); k++)
 			if (memstat_malloc_zone_used(m, k) && len < sizeof(sizes))
 				len += (size_t)snprintf(sizes + len, sizeof(sizes) - len, "%s%zu",
 				    len ? "," : "", memstat_malloc_zone_get_size(k));
-		csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
-		csv_field(stdout, addr, false);
-		csv_i64(stdout, signed_count(memstat_get_count(m)), false);
-		csv_i64(stdout, signed_count(memstat_get_bytes(m)), false);
-		csv_u64(stdout, memstat_get_numallocs(m), false);
-		csv_u64(stdout, memstat_get_numfrees(m), false);
-		csv_u64(stdout, memstat_get_memalloced(m), false);
-		csv_u64(stdout, memstat_get_memfreed(m), false);
+		csv_type(stdout, m);
+		csv_known_i64(stdout, known, signed_count(memstat_get_count(m)));
+		csv_known_i64(stdout, known, signed_count(memstat_get_bytes(m)));
+		csv_known_u64(stdout, known, memstat_get_numallocs(m));
+		csv_known_u64(stdout, known, memstat_get_numfrees(m));
+		csv_known_u64(stdout, known, memstat_get_memalloced(m));
+		csv_known_u64(stdout, known, memstat_get_memfreed(m));
 		csv_field(stdout, sizes, false);
 		csv_end(stdout);
 	}
@@ -337,14 +355,14 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 	else
 		printf("%13s %5s %6s %8s  Size(s)\n", "Type", "InUse", "MemUse", "Requests");
 	for (i = 0; i < n; i++) {
-		char name[4 * MEMTYPE_MAXNAME + 1], sizes[512];
+		char name[4 * MEMTYPE_MAXNAME + 1], sizes[512], a[4];
 		const char *nm;
 		int64_t inuse, memuse;
 
 		const struct memory_type *m = rows[i].mt;
-		if (memstat_get_numallocs(m) == 0 && memstat_get_count(m) == 0)
+		if (!shown(m))
 			continue;
-		nm = memstat_get_name(m);
+		nm = row_name(m);
 		sanitize(name, sizeof(name), nm, strlen(nm), false);
 		sizes_str(m, f, sizes, sizeof(sizes));
 		/* InUse and MemUse signed, as in every other format: vmstat's
@@ -352,6 +370,17 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 		 * (18014398509481921K for -65216 bytes). */
 		inuse = signed_count(memstat_get_count(m));
 		memuse = kbytes_signed(signed_count(memstat_get_bytes(m)));
+		if (row_nocount(m)) {
+			/* The figures the dump does not hold: ? in their columns. */
+			text_known(a, sizeof(a), false, 0);
+			if (f == MFMT_5)
+				printf("%13s%6s%6sK%7sK%9s  %s\n", name, a, a, a, a, a);
+			else if (f == MFMT_6)
+				printf("%13s %5s %5sK %7s %8s  %s\n", name, a, a, "-", a, a);
+			else
+				printf("%13s %5s %5sK %8s  %s\n", name, a, a, a, a);
+			continue;
+		}
 		if (f == MFMT_5)
 			printf("%13s%6" PRId64 "%6" PRId64 "K%7" PRIu64 "K%9" PRIu64 "  %s\n",
 			    name, inuse, memuse, (memstat_get_maxused(m) + 1023) / 1024,
@@ -378,6 +407,8 @@ cmd_malloc(kvs_t *kd, const struct opts *o)
 	}
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
+	if (rc == 0 && mtlp != NULL)
+		rc = report_incomplete(kd, mtlp, "malloc", "types", o->json, false);
 	free(rows);
 	memstat_mtl_free(mtlp);
 	return rc;

@@ -189,14 +189,7 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		memstat_mtl_free(l);
 		return 1;
 	}
-	{
-		const char *w;
-		unsigned nw = kvs_warnings(kd, &w);
-		char clean[4 * KVS_ERRBUF_SIZE];
-		if (nw > 0)
-			fprintf(stderr, "kvmstat: warning: %s%s\n", sanitize(clean, sizeof(clean),
-			    w, strlen(w), false), nw > 1 ? " (and more)" : "");
-	}
+	print_warnings(kd);
 	/* The list holds the newest entry first: the kernel's order is the
 	 * reverse. */
 	rows = malloc((memstat_mtl_count(l) + 1) * sizeof(*rows));
@@ -274,7 +267,8 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			for (c = 0; c < memstat_get_maxcpus(rows[i]); c++) {
 				csv_type(stdout, rows[i]);
 				csv_u64(stdout, c, false);
-				csv_u64(stdout, memstat_get_percpu_free(rows[i], (int)c), false);
+				csv_known_u64(stdout, !row_nocount(rows[i]),
+				    memstat_get_percpu_free(rows[i], (int)c));
 				csv_end(stdout);
 			}
 		}
@@ -284,31 +278,26 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 		    "num_objs,active_objs,count,free,bytes,cache_bytes", stdout);
 		csv_end(stdout);
 		for (i = 0; i < n; i++) {
-			char name[4 * MEMTYPE_MAXNAME], addr[24];
-			const char *nm = memstat_get_name(rows[i]);
+			bool known = !row_nocount(rows[i]);
 			mt = rows[i];
-			snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
-			csv_field(stdout, sanitize(name, sizeof(name), nm, strlen(nm), false), true);
-			csv_field(stdout, addr, false);
+			csv_type(stdout, mt);
 			csv_u64(stdout, memstat_get_size(mt), false);
 			csv_u64(stdout, memstat_get_rsize(mt), false);
 			csv_u64(stdout, memstat_get_slab_objperslab(mt), false);
 			csv_u64(stdout, memstat_get_slab_pagesperslab(mt), false);
-			csv_u64(stdout, memstat_get_slab_numslabs(mt), false);
-			csv_u64(stdout, memstat_get_slab_numobjs(mt), false);
-			csv_u64(stdout, memstat_get_slab_active(mt), false);
-			if (memstat_get_slab_flags(mt) & MEMSTAT_SLAB_PERCPU_UNREADABLE) {
-				/* not known: empty fields */
-				csv_field(stdout, "", false);
-				csv_field(stdout, "", false);
-				csv_field(stdout, "", false);
-			} else {
-				csv_u64(stdout, memstat_get_count(mt), false);
-				csv_u64(stdout, memstat_get_free(mt), false);
-				csv_u64(stdout, memstat_get_bytes(mt), false);
+			{
+				/* without the CPUs' slabs the exact count is not known */
+				bool exact = known && !(memstat_get_flags(mt) &
+				    MEMSTAT_SLAB_PERCPU_UNREADABLE);
+				csv_known_u64(stdout, known, memstat_get_slab_numslabs(mt));
+				csv_known_u64(stdout, known, memstat_get_slab_numobjs(mt));
+				csv_known_u64(stdout, known, memstat_get_slab_active(mt));
+				csv_known_u64(stdout, exact, memstat_get_count(mt));
+				csv_known_u64(stdout, exact, memstat_get_free(mt));
+				csv_known_u64(stdout, exact, memstat_get_bytes(mt));
+				csv_known_u64(stdout, known, memstat_get_slab_numslabs(mt) *
+				    memstat_get_slab_pagesperslab(mt) * 4096);
 			}
-			csv_u64(stdout, memstat_get_slab_numslabs(mt) *
-			    memstat_get_slab_pagesperslab(mt) * 4096, false);
 			csv_end(stdout);
 		}
 		rc = fflush(stdout) == 0 ? 0 : 1;
@@ -365,14 +354,10 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 	}
 	/* A partial dump: every row is there, some of their figures not. */
 	{
-		size_t bad = 0, nocpu = 0;
-		for (i = 0; i < n; i++) {
-			if (memstat_get_slab_flags(rows[i]) &
-			    (MEMSTAT_SLAB_NAME_UNREADABLE | MEMSTAT_SLAB_COUNTS_UNREADABLE))
-				bad++;
-			if (memstat_get_slab_flags(rows[i]) & MEMSTAT_SLAB_PERCPU_UNREADABLE)
+		size_t nocpu = 0;
+		for (i = 0; i < n; i++)
+			if (memstat_get_flags(rows[i]) & MEMSTAT_SLAB_PERCPU_UNREADABLE)
 				nocpu++;
-		}
 		if (nocpu > 0) {
 			fprintf(stderr, "kvmstat: slab: the CPUs' slabs are not known (no per-CPU "
 			    "offsets): the exactly allocated count of %zu caches is not known "
@@ -380,14 +365,9 @@ cmd_slab(kvs_t *kd, const struct opts *o)
 			if (rc == 0)
 				rc = 1;
 		}
-		if (bad > 0) {
-			fprintf(stderr, "kvmstat: slab: the answer is incomplete: %zu of %zu caches "
-			    "have figures the dump does not hold (shown as ?%s)\n", bad, n,
-			    o->json ? ", null in JSON" : "");
-			if (rc == 0)
-				rc = 1;
-		}
 	}
+	if (rc == 0)
+		rc = report_incomplete(kd, l, "slab", "caches", o->json, true);
 	free(rows);
 	memstat_mtl_free(l);
 	return rc;

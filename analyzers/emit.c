@@ -99,11 +99,101 @@ csv_end(FILE *f)
 	fputs("\r\n", f);
 }
 
+bool
+row_noname(const struct memory_type *mt)
+{
+	return (memstat_get_flags(mt) & MEMSTAT_NAME_UNREADABLE) != 0;
+}
+
+bool
+row_nocount(const struct memory_type *mt)
+{
+	return (memstat_get_flags(mt) & MEMSTAT_COUNTS_UNREADABLE) != 0;
+}
+
+const char *
+row_name(const struct memory_type *mt)
+{
+	return row_noname(mt) ? "?" : memstat_get_name(mt);
+}
+
+json_t *
+json_known(bool known, int64_t v)
+{
+	return known ? json_integer((json_int_t)v) : json_null();
+}
+
+void
+csv_known_u64(FILE *f, bool known, uint64_t v)
+{
+	if (known)
+		csv_u64(f, v, false);
+	else
+		csv_field(f, "", false);
+}
+
+void
+csv_known_i64(FILE *f, bool known, int64_t v)
+{
+	if (known)
+		csv_i64(f, v, false);
+	else
+		csv_field(f, "", false);
+}
+
+const char *
+text_known(char *buf, size_t len, bool known, int64_t v)
+{
+	if (known)
+		snprintf(buf, len, "%" PRId64, v);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void
+print_warnings(kvs_t *kd)
+{
+	const char *w;
+	unsigned nw = kvs_warnings(kd, &w);
+	char clean[4 * KVS_ERRBUF_SIZE];
+
+	if (nw > 0)
+		fprintf(stderr, "kvmstat: warning: %s%s\n", sanitize(clean, sizeof(clean), w,
+		    strlen(w), false), nw > 1 ? " (and more)" : "");
+}
+
+int
+report_incomplete(kvs_t *kd, struct memory_type_list *l, const char *cmd, const char *what,
+    bool json, bool warned)
+{
+	struct memory_type *mt;
+	size_t bad = 0, n = 0;
+	bool cut = memstat_mtl_incomplete(l) != 0;
+
+	for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt), n++)
+		if (row_noname(mt) || row_nocount(mt))
+			bad++;
+	if (bad == 0 && !cut)
+		return 0;
+	if (!warned)
+		print_warnings(kd);
+	fprintf(stderr, "kvmstat: %s: the answer is incomplete: ", cmd);
+	if (bad > 0)
+		fprintf(stderr, "%zu of %zu %s have figures the dump does not hold (shown as ?%s)%s",
+		    bad, n, what, json ? ", null in JSON" : "", cut ? "; " : "");
+	if (cut)
+		fprintf(stderr, "a kernel list is cut where the dump lacks a page: the %s past "
+		    "the cut are missing", what);
+	fputc('\n', stderr);
+	return 1;
+}
+
 void
 csv_type(FILE *f, const struct memory_type *mt)
 {
 	char name[4 * MEMTYPE_MAXNAME + 1], addr[24];
-	const char *nm = memstat_get_name(mt);
+	const char *nm = row_noname(mt) ? "" : memstat_get_name(mt);
 
 	snprintf(addr, sizeof(addr), "0x%016" PRIx64, memstat_get_kaddr(mt));
 	csv_field(f, sanitize(name, sizeof(name), nm, strlen(nm), false), true);

@@ -246,8 +246,18 @@ cell(const struct model *m, const struct row *r, const struct column *c, int w, 
     size_t len)
 {
 	const struct memory_type *mt = r->mt;
+	uint64_t fl = memstat_get_flags(mt);
 
 	buf[0] = '\0';
+	/* A partial dump: what the dump does not hold of the row is "?" - its
+	 * name, or every figure counted from its statistics (the sizes and the
+	 * address, read from the type itself, stand). */
+	if (c->col == COL_NAME ? (fl & MEMSTAT_NAME_UNREADABLE) != 0 :
+	    (fl & MEMSTAT_COUNTS_UNREADABLE) != 0 && c->col != COL_ADDR && c->col != COL_SIZE &&
+	    c->col != COL_OBJSIZE && c->col != COL_OBJPERSLAB) {
+		snprintf(buf, len, "?");
+		return;
+	}
 	switch (c->col) {
 	case COL_NAME:
 		clean(buf, len, memstat_get_name(mt));
@@ -436,7 +446,8 @@ draw_percpu(struct tui *t, struct frame *f)
 	if (t->sel >= (int)m->nrows)
 		t->sel = (int)m->nrows - 1;
 	r = &m->rows[t->sel];
-	clean(name, sizeof(name), memstat_get_name(r->mt));
+	clean(name, sizeof(name), memstat_get_flags(r->mt) & MEMSTAT_NAME_UNREADABLE ? "?" :
+	    memstat_get_name(r->mt));
 	putf(f, 4, 0, R_NONE, "per-CPU: %s at 0x%llx (Enter/Esc to go back)", name,
 	    (unsigned long long)memstat_get_kaddr(r->mt));
 	nv = model_percpu_titles(memstat_get_allocator(r->mt), &ti);

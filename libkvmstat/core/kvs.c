@@ -565,6 +565,20 @@ kvs_warn(kvs_t *kd, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(kd->warn, sizeof(kd->warn), fmt, ap);
 		va_end(ap);
+		kd->warn_lost = false;
+	}
+}
+
+void
+kvs_warn_lost(kvs_t *kd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (kd->nwarn++ == 0 || !kd->warn_lost) {
+		va_start(ap, fmt);
+		vsnprintf(kd->warn, sizeof(kd->warn), fmt, ap);
+		va_end(ap);
+		kd->warn_lost = true;
 	}
 }
 

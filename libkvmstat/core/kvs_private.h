@@ -92,7 +92,8 @@ struct kvs {
 	uint64_t peek_vpn;
 	const uint8_t *peek_host;
 	unsigned nwarn;                   /* warnings since the last walk began */
-	char warn[KVS_MSG_MAX];           /* the first of them */
+	char warn[KVS_MSG_MAX];           /* the first of them, or of the lost */
+	bool warn_lost;                   /* warn is a kvs_warn_lost one */
 	/* The types front (types/types.c): every type question goes there. */
 	struct kvs_types *types;
 	int flags;                        /* kvs_open's KVS_O_* */
@@ -138,6 +139,11 @@ KVS_HIDDEN void kvs_modules_close(kvs_t *kd);
 
 /* Record a non-fatal problem (a skipped row): counted, first one kept. */
 KVS_HIDDEN void kvs_warn(kvs_t *kd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The same for data the dump does not hold (a row kept with figures
+ * unknown, a list cut): the first such one is the one kept, over any
+ * lesser warning before it. */
+KVS_HIDDEN void kvs_warn_lost(kvs_t *kd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #endif

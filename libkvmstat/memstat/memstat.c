@@ -320,6 +320,7 @@ mtl_refresh_begin(struct memory_type_list *l, int allocator, unsigned maxcpus)
 	l->mtl_guess = NULL;
 	l->mtl_fill_alloc = l->mtl_fill_cache = MTL_PCPU_ZERO;
 	l->mtl_defer_counters = false;
+	l->mtl_cut_new = false;
 	memset(l->mtl_touched, 0, sizeof(l->mtl_touched));
 	/* Every entry already has the room: no need to visit them. */
 	if (!counted || maxcpus > l->mtl_grown[allocator]) {
@@ -620,10 +621,28 @@ store_leave(struct memory_type *mt)
 }
 
 void
+mtl_refresh_cut(struct memory_type_list *l)
+{
+	l->mtl_cut_new = true;
+}
+
+void
+mtl_list_cut(struct memory_type_list *l, kvs_t *kd, const char *name, uint64_t at,
+    uint64_t after, const char *lost)
+{
+	kvs_warn_lost(kd, "%s is cut at 0x%llx (after 0x%llx): %s; %s are missing", name,
+	    (unsigned long long)at, (unsigned long long)after, kvs_geterr(kd), lost);
+	kerr_clear(&kd->err);
+	mtl_refresh_cut(l);
+}
+
+void
 mtl_refresh_commit(struct memory_type_list *l, int allocator)
 {
 	struct memory_type *mt;
 
+	if (allocator >= 0 && allocator < MTL_NALLOC)
+		l->mtl_cut[allocator] = l->mtl_cut_new;
 	/* Every entry of the allocator seen: none vanished, no need to look. */
 	if (allocator < 0 || allocator >= MTL_NALLOC || l->mtl_touched[allocator] != l->mtl_nof[allocator])
 		for (mt = l->mtl_head; mt != NULL; mt = mt->mt_next)

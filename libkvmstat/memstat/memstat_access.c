@@ -339,7 +339,25 @@ memstat_get_slab_active(const struct memory_type *mtp)
 }
 
 uint64_t
+memstat_get_flags(const struct memory_type *mtp)
+{
+	return mtp->mt_flags;
+}
+
+/* The older name, for SLAB entries: the same flags. */
+uint64_t
 memstat_get_slab_flags(const struct memory_type *mtp)
 {
-	return mtp->mt_slab_flags;
+	return memstat_get_flags(mtp);
+}
+
+int
+memstat_mtl_incomplete(const struct memory_type_list *list)
+{
+	int a;
+
+	for (a = 0; a < MTL_NALLOC; a++)
+		if (list->mtl_cut[a])
+			return 1;
+	return 0;
 }

@@ -183,7 +183,7 @@ struct memory_type {
 	uint64_t mt_slab_numslabs;      /*       slabs */
 	uint64_t mt_slab_numobjs;       /*       object slots in them */
 	uint64_t mt_slab_active;        /*       /proc/slabinfo's active_objs */
-	uint64_t mt_slab_flags;         /*       MEMSTAT_SLAB_* */
+	uint64_t mt_flags;              /* MEMSTAT_*_UNREADABLE, MEMSTAT_SLAB_CORRUPT */
 	uint64_t mt_dom_zonefree[MEMSTAT_MAXDOMAINS];   /* UMA, per memory domain */
 	uint64_t mt_dom_kegfree[MEMSTAT_MAXDOMAINS];
 
@@ -265,6 +265,10 @@ struct memory_type_list {
 	 * that a steady-state refresh allocates nothing. */
 	void *mtl_scratch[MTL_NSCRATCH];
 	size_t mtl_scratch_len[MTL_NSCRATCH];
+	/* Per allocator: the last good refresh stopped at a cut list
+	 * (memstat_mtl_incomplete); the refresh under way did (mtl_refresh_cut). */
+	bool mtl_cut[MTL_NALLOC];
+	bool mtl_cut_new;
 	/* mtl_upsert's guess at the next entry (mt_prev of the last one),
 	 * cleared by mtl_refresh_begin and when that entry goes. */
 	struct memory_type *mtl_guess;
@@ -286,6 +290,15 @@ KVS_HIDDEN void mtl_set_name(struct memory_type *mt, const char *name, uint64_t 
  * it can no longer fail. */
 KVS_HIDDEN void mtl_counters_flow(struct memory_type *mt, uint64_t alloced, uint64_t freed,
     uint64_t nallocs, uint64_t nfrees, uint64_t sizemask);
+/* The refresh under way could not follow its kernel list to the end: the
+ * commit makes the list say so (memstat_mtl_incomplete). */
+KVS_HIDDEN void mtl_refresh_cut(struct memory_type_list *l);
+/* The same, with its warning: kernel list `name` cannot be followed past
+ * `at` (what lies there is not in the dump: the error on kd says why; the
+ * last element read was `after`, 0 at the head), and `lost` (say "the
+ * types after it") are missing.  kd's error is cleared. */
+KVS_HIDDEN void mtl_list_cut(struct memory_type_list *l, kvs_t *kd, const char *name,
+    uint64_t at, uint64_t after, const char *lost);
 KVS_HIDDEN void mtl_refresh_commit(struct memory_type_list *l, int allocator);
 KVS_HIDDEN void mtl_refresh_abort(struct memory_type_list *l, int allocator, int error);
 /* The malloc(9) zone sizes a malloc refresh of l read, n capped at

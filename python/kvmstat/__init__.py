@@ -144,6 +144,7 @@ _PROTOS = {
     'memstat_mtl_geterror': (ctypes.c_int, [_vp]),
     'memstat_mtl_count': (ctypes.c_size_t, [_vp]),
     'memstat_mtl_sweep': (ctypes.c_int, [_vp]),
+    'memstat_mtl_incomplete': (ctypes.c_int, [_vp]),
     'memstat_mtl_set_percpu': (None, [_vp, ctypes.c_int]),
     'memstat_mtl_malloc_zone_count': (ctypes.c_size_t, [_vp]),
     'memstat_mtl_malloc_zone_size': (ctypes.c_size_t, [_vp, ctypes.c_size_t]),
@@ -186,12 +187,16 @@ _PROTOS = {
                                            ctypes.POINTER(ctypes.c_size_t)]),
 }
 
+# memstat_get_flags(): what a partial dump did not hold of a row.
+NAME_UNREADABLE = 0x2
+COUNTS_UNREADABLE = 0x4
+
 # memstat_get_X(mtp) -> uint64 accessors, and memstat_get_percpu_X(mtp, cpu).
 _U64_ACCESSORS = ['countlimit', 'byteslimit', 'sizemask', 'size', 'rsize', 'memalloced',
                   'memfreed', 'numallocs', 'numfrees', 'bytes', 'count', 'free', 'failures',
                   'sleeps', 'xdomain', 'zonefree', 'kegfree', 'kaddr', 'maxused',
                   'slab_objperslab', 'slab_pagesperslab', 'slab_numslabs',
-                  'slab_numobjs', 'slab_active', 'slab_flags']
+                  'slab_numobjs', 'slab_active', 'slab_flags', 'flags']
 _PERCPU_ACCESSORS = ['memalloced', 'memfreed', 'numallocs', 'numfrees', 'sizemask', 'free']
 for _n in _U64_ACCESSORS:
     _PROTOS['memstat_get_' + _n] = (_u64, [_vp])
@@ -890,6 +895,18 @@ class MemoryType:
         return bool(self._get('vanished'))
 
     @property
+    def name_unreadable(self):
+        """A partial dump: the last refresh could not read the name (flags
+        has NAME_UNREADABLE; name is '')."""
+        return bool(self.flags & NAME_UNREADABLE)
+
+    @property
+    def counts_unreadable(self):
+        """A partial dump: the last refresh could not read the counts
+        (flags has COUNTS_UNREADABLE; they read 0, not known)."""
+        return bool(self.flags & COUNTS_UNREADABLE)
+
+    @property
     def maxcpus(self):
         return self._get('maxcpus')
 
@@ -972,6 +989,14 @@ class MemoryTypeList:
             msg = str(e) if str(e) else _s(self._lib.memstat_strerror(code))
             raise Error(msg, e.status, e.fault_addr, e.code)
         return self
+
+    @property
+    def incomplete(self):
+        """The last refresh of some allocator could not follow its kernel
+        list to the end (a partial dump): the rows past the cut are missing
+        (memstat_mtl_incomplete)."""
+        self._check()
+        return bool(self._lib.memstat_mtl_incomplete(self._l))
 
     def sweep(self):
         """Drop the vanished entries; returns how many."""

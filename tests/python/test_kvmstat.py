@@ -321,6 +321,72 @@ class Allocators(unittest.TestCase):
                         self.assertEqual(p['numallocs'], pc['numallocs'])
                         self.assertEqual(p['memalloced'], pc['memalloced'])
 
+    def test_partial_dump_flags(self):
+        """A copy of the dump without a page holding a type's name and one
+        holding another's statistics (pages from the generator's model, as
+        tests/check_partial_freebsd.py picks them): those rows are flagged,
+        every other one is the truth's; a refresh from the whole dump
+        clears the flags."""
+        sys.path.insert(0, os.path.join(SRC, 'tests'))
+        import check_partial_freebsd as cp
+        for fixture, core in (('fbsd12', 'vmcore.minidump2'), ('fbsd11', 'vmcore.minidump2')):
+            t = truth(fixture)
+            picks = cp.pick_malloc(t)
+            # the page a type's statistics are read from last (its last
+            # CPU's record): the CPUs before it were read, and must not show
+            headers = {p for pl in t['malloc']['places'] for p in pl['header']}
+            # (6-11: the generator puts temp's records across a page right
+            # after CPU 0's)
+            temp = {num(r['addr']) for r in t['malloc']['types'] if r['name'] == 'temp'}
+            owner = next((pl for pl in t['malloc']['places'] if num(pl['addr']) in temp and
+                          len(pl['counters']) > 1 and pl['counters'][-1] not in headers),
+                         None) or \
+                next(pl for pl in t['malloc']['places'] if picks['counters'] in pl['counters'])
+            last = owner['counters'][-1]
+            gone = {picks['name'], last if last not in headers else picks['counters']}
+            want, cut = cp.malloc_expect(t['malloc']['places'], gone)
+            with self.subTest(fixture=fixture), tempfile.TemporaryDirectory() as d:
+                copy = os.path.join(d, 'partial')
+                cp.minidump_drop(os.path.join(FIX, fixture, core), copy, gone)
+                cutcopy = os.path.join(d, 'cut')
+                cp.minidump_drop(os.path.join(FIX, fixture, core), cutcopy, {picks['cut']})
+                truth_rows = by_addr(t['malloc']['types'])
+                with kvmstat.open(core=copy, kernel=kernel_of(fixture)) as k, \
+                        kvmstat.open(core=cutcopy, kernel=kernel_of(fixture)) as kcut, \
+                        open_fbsd(fixture, core) as whole:
+                    lst = kvmstat.MemoryTypeList(k, 'malloc').refresh()
+                    self.assertEqual(lst.incomplete, cut)
+                    self.assertEqual({m.kaddr for m in lst}, set(want))
+                    for m in lst:
+                        name_ok, counts_ok = want[m.kaddr]
+                        self.assertEqual(m.name_unreadable, not name_ok)
+                        self.assertEqual(m.counts_unreadable, not counts_ok)
+                        self.assertEqual(m.flags, (0 if name_ok else kvmstat.NAME_UNREADABLE) |
+                                         (0 if counts_ok else kvmstat.COUNTS_UNREADABLE))
+                        if name_ok:
+                            self.assertEqual(m.name, truth_rows[m.kaddr]['name'])
+                        if counts_ok:
+                            self.assertEqual(m.requests, truth_rows[m.kaddr]['numallocs'])
+                        else:
+                            self.assertEqual(m.requests, 0)
+                            for c in range(m.maxcpus):
+                                self.assertEqual(m.percpu(c)['numallocs'], 0)
+                                self.assertEqual(m.percpu(c)['memalloced'], 0)
+                    self.assertTrue(any(m.flags for m in lst))
+                    # a list cut at a page: the rows before it stand, those
+                    # after it vanish, and the list says it is incomplete
+                    lst.refresh(kcut)
+                    wcut, _ = cp.malloc_expect(t['malloc']['places'], {picks['cut']})
+                    self.assertTrue(lst.incomplete)
+                    self.assertEqual({m.kaddr for m in lst if not m.vanished}, set(wcut))
+                    lst.refresh(whole)
+                    self.assertFalse(lst.incomplete)
+                    for m in lst:
+                        self.assertEqual(m.flags, 0)
+                        self.assertEqual(m.name, truth_rows[m.kaddr]['name'])
+                        self.assertEqual(m.requests, truth_rows[m.kaddr]['numallocs'])
+                    lst.free()
+
     def test_uma_zones(self):
         for fixture, core in FREEBSD:
             t = truth(fixture)

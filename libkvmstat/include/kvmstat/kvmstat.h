@@ -269,7 +269,9 @@ typedef void (*kvs_notify_fn)(void *arg, const char *msg);
 void kvs_set_notify(kvs_t *kd, kvs_notify_fn fn, void *arg);
 
 /* Non-fatal problems met by the last walk (e.g. a malloc type skipped for a
- * bad magic): their count, and the first message (borrowed) in *first. */
+ * bad magic, a row kept with figures the dump does not hold): their count,
+ * and the first message (borrowed) in *first - the first about data the
+ * dump does not hold when there is one, else the first of all. */
 unsigned kvs_warnings(const kvs_t *kd, const char **first);
 
 /* What the kernel in memory says about itself, whatever its OS.  Strings are

@@ -144,6 +144,26 @@ int memstat_get_vanished(const struct memory_type *mtp);
 unsigned memstat_get_maxcpus(const struct memory_type *mtp);
 /* 5.x kernels: high-water mark of bytes in use; 0 elsewhere. */
 uint64_t memstat_get_maxused(const struct memory_type *mtp);
+/*
+ * A partial dump (a page filtered out, or a record unreadable), for every
+ * allocator: the row is kept with its kernel address, and its flags say
+ * which of its figures are not known.  MEMSTAT_NAME_UNREADABLE: the name
+ * (memstat_get_name gives "").  MEMSTAT_COUNTS_UNREADABLE: its counts -
+ * every counter read from its statistics, per-CPU records, caches, buckets
+ * or keg (0, not known; the sizes and limits read from the type or zone
+ * itself stand).  kvs_warnings names the cause (the type or zone, its
+ * address and the physical page).  Each refresh decides the flags anew.
+ * memstat_get_flags returns every flag of the row (MEMSTAT_SLAB_CORRUPT is
+ * one, for SLAB entries).
+ */
+#define MEMSTAT_NAME_UNREADABLE 0x2
+#define MEMSTAT_COUNTS_UNREADABLE 0x4
+uint64_t memstat_get_flags(const struct memory_type *mtp);
+/* Non-zero when the last refresh of some allocator on the list could not
+ * follow its kernel list to the end (a link not in the dump): the rows
+ * before the cut are there, those after it are missing (or, seen by an
+ * earlier refresh, marked vanished); kvs_warnings says where it was cut. */
+int memstat_mtl_incomplete(const struct memory_type_list *list);
 /* UMA: memory domains of the zone, and per domain the items in full
  * buckets cached by the zone and the free items of its keg (primary zone). */
 unsigned memstat_get_ndomains(const struct memory_type *mtp);
@@ -168,13 +188,10 @@ uint64_t memstat_get_domain_kegfree(const struct memory_type *mtp, unsigned doma
  * slab or ran too long; count is then an upper bound).
  */
 #define MEMSTAT_SLAB_CORRUPT 0x1
-/* A partial dump (a page filtered out, or a record unreadable): the row is
- * kept, and says which of its figures are not known.  The cache's name
- * (memstat_get_name gives ""), or its object counts (num_slabs, num_objs,
- * active, count, free, bytes: 0, not known; the sizes and per-slab figures
- * from the kmem_cache itself stand).  kvs_warnings names the cause. */
-#define MEMSTAT_SLAB_NAME_UNREADABLE 0x2
-#define MEMSTAT_SLAB_COUNTS_UNREADABLE 0x4
+/* A partial dump: MEMSTAT_NAME_UNREADABLE and MEMSTAT_COUNTS_UNREADABLE
+ * (memstat_get_flags below), under their older SLAB names. */
+#define MEMSTAT_SLAB_NAME_UNREADABLE MEMSTAT_NAME_UNREADABLE
+#define MEMSTAT_SLAB_COUNTS_UNREADABLE MEMSTAT_COUNTS_UNREADABLE
 /* The CPUs' slabs were not read (no per-CPU offsets: a kernel whose
  * symbols name no data).  num_slabs, num_objs and active stand; count,
  * free, bytes and the per-CPU free counts are not known. */

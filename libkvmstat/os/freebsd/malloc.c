@@ -17,6 +17,14 @@
  * one read per CPU (malloc_pending_stats).  Names are re-read only when the
  * entry is new or its ks_shortdesc pointer changed.
  *
+ * A partial dump keeps every row it can reach: a type whose name is not in
+ * the dump keeps its row flagged MEMSTAT_NAME_UNREADABLE, one whose
+ * statistics (its stats array, a CPU's record, its internal struct) are not
+ * keeps it flagged MEMSTAT_COUNTS_UNREADABLE with its counts 0, and a
+ * malloc_type that cannot be read cuts the list there: the types before it
+ * stand and the list says it is incomplete (memstat_mtl_incomplete).  Each
+ * cause is a warning naming the type, its address and the physical page.
+ *
  * This file owns the layout (resolve_layout, from the types), kmemzones,
  * the walk of kmemstatistics and the 5.x and 6-11 readers; the 12/13+
  * per-CPU statistics, read in runs after the walk, are malloc_pcpu.c's.
@@ -265,6 +273,26 @@ malloc_flag_implausible(kvs_t *kd, const struct memory_type *mt, bool wrapped)
 		    "wrapped past 2^64" : "");
 }
 
+/* How a warning names a type: its name, or ? when that is not readable. */
+const char *
+malloc_type_name(const struct memory_type *mt)
+{
+	return mt->mt_name[0] != '\0' ? mt->mt_name : "?";
+}
+
+/* A 5.x or 6-11 type whose statistics are not in the dump: its counts are
+ * not known (0), its per-CPU records too. */
+static void
+counts_unknown(struct memory_type *mt)
+{
+	unsigned c;
+
+	mt->mt_memalloced = mt->mt_memfreed = mt->mt_numallocs = mt->mt_numfrees = 0;
+	mt->mt_sizemask = mt->mt_bytes = mt->mt_count = 0;
+	for (c = 0; mt->mt_percpu_valid && c < mt->mt_pa_ncpu; c++)
+		memset(mt_pa(mt, c), 0, sizeof(struct mt_percpu_alloc_s));
+}
+
 /* Fill one entry of a 5.x or 6-11 kernel from the kernel. */
 static int
 read_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
@@ -382,13 +410,14 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	struct mlayout L;
 	struct kcpus cpus;
 	struct kwalk w;
-	uint64_t headsym, p;
+	uint64_t headsym, p, prev = 0;
 	uint8_t mtcopy[MT_MAX_BYTES];
 	const uint8_t *mtbuf = mtcopy;
 	unsigned maxcpus, rows = 0;
-	struct pending pend = { list, NULL, NULL, 0, 0 };
+	struct pending pend = { list, NULL, NULL, 0, 0, 0 };
 	struct kvs_error saved;
 	int walk_err = MEMSTAT_ERROR_KVM;
+	bool cut = false;
 
 	kerr_clear(&kd->err);
 	kd->nwarn = 0;
@@ -437,7 +466,7 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 	kwalk_init(&w, kvs_dump_bound(kd, L.mt_size, MT_MAX_TYPES));
 	for (; p != 0; p = mt_get(&L, mtbuf, &L.next)) {
 		struct memory_type *mt;
-		uint64_t desc;
+		uint64_t desc, unread = 0;
 		int is_new;
 
 		if (kwalk_step(kd, &w, p, "kmemstatistics") != 0)
@@ -445,11 +474,16 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 		/* Where the type lies in the dump, or a copy. */
 		if ((mtbuf = kvs_peek(kd, p, L.mt_size)) == NULL) {
 			if (kvs_read(kd, p, mtcopy, L.mt_size) != 0) {
-				kerr_push(&kd->err, "malloc type at 0x%llx", (unsigned long long)p);
-				goto walk_failed;
+				/* A partial dump: the list is cut here; the
+				 * types before it stand. */
+				mtl_list_cut(list, kd, "kmemstatistics", p, prev,
+				    "the malloc types after it");
+				cut = true;
+				break;
 			}
 			mtbuf = mtcopy;
 		}
+		prev = p;
 		if (L.version.present && mt_get(&L, mtbuf, &L.version) != M_VERSION) {
 			kvs_warn(kd, "malloc type at 0x%llx: ks_version %llu, expected %lu; skipped",
 			    (unsigned long long)p, (unsigned long long)kfield_get(mtbuf,
@@ -470,20 +504,26 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			goto walk_failed;
 		}
 		desc = mt_get(&L, mtbuf, &L.shortdesc);
-		if (is_new || mt->mt_namekey != desc) {
+		/* An empty name is one a refresh could not read: tried again. */
+		if (is_new || mt->mt_namekey != desc || mt->mt_name[0] == '\0') {
 			char name[MEMTYPE_MAXNAME];
 			if (desc == 0)
 				snprintf(name, sizeof(name), "(null)");
 			else if (kvs_read_string(kd, desc, name, sizeof(name), NULL) < 0) {
-				kerr_push(&kd->err, "name of malloc type at 0x%llx",
-				    (unsigned long long)p);
-				goto walk_failed;
+				/* A partial dump: the row stays, without its name. */
+				kvs_warn_lost(kd, "malloc type at 0x%llx: its name (at 0x%llx) is not "
+				    "readable: %s", (unsigned long long)p, (unsigned long long)desc,
+				    kvs_geterr(kd));
+				kerr_clear(&kd->err);
+				name[0] = '\0';
 			}
 			mtl_set_name(mt, name, desc);
 		}
+		if (mt->mt_name[0] == '\0')
+			unread |= MEMSTAT_NAME_UNREADABLE;
 		if (L.gen == MGEN_12 || L.gen == MGEN_13) {
 			/* Statistics later, all types at once (malloc_pending_stats, in malloc_pcpu.c). */
-			if (malloc_pending_add(kd, list, &L, &pend, mt, p, mtbuf) != 0) {
+			if (malloc_pending_add(kd, list, &L, &pend, mt, mtbuf, unread) != 0) {
 				kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx", mt->mt_name,
 				    (unsigned long long)p);
 				goto walk_failed;
@@ -491,15 +531,20 @@ memstat_kvm_malloc(struct memory_type_list *list, void *kvm_handle)
 			continue;
 		}
 		if (read_type(kd, &L, &cpus, mt, mtbuf) != 0) {
-			kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx", mt->mt_name,
-			    (unsigned long long)p);
-			return fail(list, kd, MEMSTAT_ERROR_KVM);
+			/* A partial dump: the row stays, its counts not known. */
+			kvs_warn_lost(kd, "malloc type \"%s\" at 0x%llx: its statistics are not "
+			    "readable: %s", malloc_type_name(mt), (unsigned long long)p,
+			    kvs_geterr(kd));
+			kerr_clear(&kd->err);
+			counts_unknown(mt);
+			unread |= MEMSTAT_COUNTS_UNREADABLE;
 		}
+		mt->mt_flags = unread;
 	}
 	if (pend.n > 0 && malloc_pending_stats(kd, &L, &cpus, &pend) != 0)
 		return fail(list, kd, kd->err.status == KVS_E_NOMEM ? MEMSTAT_ERROR_NOMEMORY :
 		    MEMSTAT_ERROR_KVM);
-	if (rows == 0) {
+	if (rows == 0 && !cut) {
 		/* Every type was skipped (bad magic or version): the same. */
 		kerr_set(&kd->err, KVS_E_MISMATCH, "none of the %u malloc types on kmemstatistics "
 		    "is readable (%s), so the kernel %s does not match the dump %s", kd->nwarn,

@@ -52,19 +52,23 @@ mt_get(const struct mlayout *L, const uint8_t *mtbuf, const struct kfield *f)
 struct pending {
 	struct memory_type_list *list;
 	struct pitem *item;               /* mtl_scratch 0, in list order */
-	struct krec *rec;                 /* mtl_scratch 1 */
-	size_t n, cap;
+	struct krec *rec;                 /* mtl_scratch 1: the types whose */
+	size_t n, cap, nrec;              /* statistics are to be read */
 };
 
-/* malloc.c: flag a row whose counters break the rules (kvs_warnings). */
+/* malloc.c: flag a row whose counters break the rules (kvs_warnings); a
+ * type as a warning names it (? when its name is not readable). */
 KVS_HIDDEN void malloc_flag_implausible(kvs_t *kd, const struct memory_type *mt, bool wrapped);
+KVS_HIDDEN const char *malloc_type_name(const struct memory_type *mt);
 
-/* malloc_pcpu.c: stage a 12/13+ type met by the walk (at p, header mtbuf),
- * read every staged type's per-CPU statistics, and hand the sums to the
- * entries once nothing can fail any more. */
+/* malloc_pcpu.c: stage a 12/13+ type met by the walk (header mtbuf; unread:
+ * its MEMSTAT_*_UNREADABLE flags so far), read every staged type's per-CPU
+ * statistics (a type whose statistics are not in the dump is flagged, with
+ * a warning), and hand the sums and flags to the entries once nothing can
+ * fail any more.  Only running out of memory fails. */
 KVS_HIDDEN int malloc_pending_add(kvs_t *kd, struct memory_type_list *list,
-    const struct mlayout *L, struct pending *pd, struct memory_type *mt, uint64_t p,
-    const uint8_t *mtbuf);
+    const struct mlayout *L, struct pending *pd, struct memory_type *mt,
+    const uint8_t *mtbuf, uint64_t unread);
 KVS_HIDDEN int malloc_pending_stats(kvs_t *kd, const struct mlayout *L,
     const struct kcpus *cpus, struct pending *pd);
 KVS_HIDDEN void malloc_pending_finish(kvs_t *kd, const struct kcpus *cpus,

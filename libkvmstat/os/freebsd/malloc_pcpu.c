@@ -5,7 +5,9 @@
  * in runs of neighbouring records, one read (or a look in place, kvs_peek)
  * per run and CPU, and summed (malloc_pending_stats); the sums and per-CPU
  * rows go to the entries at the end (malloc_pending_finish).  The hot loops
- * of a refresh all live here.  The layout, the walk itself and the 5.x and
+ * of a refresh all live here.  A type whose statistics are not in the dump
+ * (its internal struct, a CPU's record) keeps its row, flagged
+ * MEMSTAT_COUNTS_UNREADABLE with its counts 0 (pending_unreadable).  The layout, the walk itself and the 5.x and
  * 6-11 readers are malloc.c's.
  */
 #include <endian.h>
@@ -38,24 +40,42 @@ struct pitem {
 	bool wrapped;                     /* a sum passed 2^64 */
 	bool recheck;                     /* values too large for the fast sum */
 	bool percpu;                      /* the entry keeps per-CPU counters: */
+	uint64_t unread;                  /* MEMSTAT_*_UNREADABLE */
 	struct mt_percpu_alloc_s *pa;     /* CPU c's at pa[c * pstride], in the */
 	size_t pstride;                   /* list's store (NULL: not yet placed) */
 };
 
+/* A type whose statistics the dump does not hold: flagged, and why. */
+static void
+pending_unreadable(kvs_t *kd, struct pitem *it)
+{
+	kvs_warn_lost(kd, "malloc type \"%s\" at 0x%llx: its statistics are not readable: %s",
+	    malloc_type_name(it->mt), (unsigned long long)it->mt->mt_kaddr, kvs_geterr(kd));
+	kerr_clear(&kd->err);
+	it->unread |= MEMSTAT_COUNTS_UNREADABLE;
+	it->alloced = it->freed = it->nallocs = it->nfrees = it->mask = 0;
+	it->wrapped = it->recheck = false;
+}
+
 int
 malloc_pending_add(kvs_t *kd, struct memory_type_list *list, const struct mlayout *L,
-    struct pending *pd, struct memory_type *mt, uint64_t p, const uint8_t *mtbuf)
+    struct pending *pd, struct memory_type *mt, const uint8_t *mtbuf, uint64_t unread)
 {
 	uint8_t mti[256];
-	uint64_t base;
+	uint64_t base = 0;
+	bool mti_ok = true;
 
-	(void)p;
 	if (L->gen == MGEN_12) {
 		size_t mtilen = (size_t)(L->stats_in_mti.off + 8);
-		if (mtilen > sizeof(mti) ||
-		    kvs_read(kd, mt_get(L, mtbuf, &L->handle), mti, mtilen) != 0)
-			return kerr_push(&kd->err, "malloc_type_internal");
-		base = kfield_get(mti, mtilen, &L->stats_in_mti);
+		if (mtilen > sizeof(mti))
+			return kerr_set(&kd->err, KVS_E_DATA, "malloc_type_internal larger "
+			    "than expected");
+		mti_ok = kvs_read(kd, mt_get(L, mtbuf, &L->handle), mti, mtilen) == 0;
+		if (mti_ok)
+			base = kfield_get(mti, mtilen, &L->stats_in_mti);
+		else
+			kerr_push(&kd->err, "malloc_type_internal at 0x%llx",
+			    (unsigned long long)mt_get(L, mtbuf, &L->handle));
 	} else
 		base = L->pcpu_base + mt_get(L, mtbuf, &L->stats_in_mt);
 	if (pd->n == pd->cap) {
@@ -72,9 +92,15 @@ malloc_pending_add(kvs_t *kd, struct memory_type_list *list, const struct mlayou
 	pd->item[pd->n].mt = mt;
 	pd->item[pd->n].base = base;
 	pd->item[pd->n].percpu = mt->mt_percpu_valid;
-	pd->rec[pd->n].addr = base;
-	pd->rec[pd->n].item = (uint32_t)pd->n;
-	pd->rec[pd->n].slot = 0;
+	pd->item[pd->n].unread = unread;
+	if (!mti_ok) {
+		pending_unreadable(kd, &pd->item[pd->n]);
+	} else {
+		pd->rec[pd->nrec].addr = base;
+		pd->rec[pd->nrec].item = (uint32_t)pd->n;
+		pd->rec[pd->nrec].slot = 0;
+		pd->nrec++;
+	}
 	pd->n++;
 	return 0;
 }
@@ -113,15 +139,30 @@ malloc_pending_finish(kvs_t *kd, const struct kcpus *cpus, struct pending *pd)
 {
 	size_t i;
 
+	unsigned ncpu = (unsigned)cpus->maxid + 1, c;
+
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
 		struct memory_type *mt = it->mt;
 		/* Deferred until now: nothing can fail any more. */
 		mtl_counters_flow(mt, it->alloced, it->freed, it->nallocs, it->nfrees, it->mask);
-		malloc_flag_implausible(kd, mt, it->wrapped);
+		if (it->unread & MEMSTAT_COUNTS_UNREADABLE) {
+			/* Its per-CPU records are not known either: zeros,
+			 * where a run put them or from what was reserved. */
+			if (it->percpu && it->pa == NULL) {
+				it->pa = mtl_store_take(pd->list, ALLOCATOR_MALLOC, ncpu);
+				it->pstride = 1;
+			}
+			for (c = 0; it->pa != NULL && c < ncpu; c++)
+				memset(&it->pa[(size_t)c * it->pstride], 0, sizeof(*it->pa));
+		} else
+			malloc_flag_implausible(kd, mt, it->wrapped);
+		if (it->unread != 0) {
+			mt->mt_flags = it->unread;
+			mt->mt_flow_only = false;       /* the next flow clears it */
+		}
 		if (it->pa != NULL)
-			mtl_store_view(pd->list, mt, it->pa, it->pstride,
-			    (unsigned)cpus->maxid + 1);
+			mtl_store_view(pd->list, mt, it->pa, it->pstride, ncpu);
 	}
 }
 
@@ -257,8 +298,8 @@ pending_one_type(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpus,
 			continue;
 		if (kvs_read(kd, it->base + (uint64_t)c * L->pcpu_stride, st, L->st_size) != 0) {
 			kerr_push(&kd->err, "CPU %d statistics", c);
-			return kerr_push(&kd->err, "malloc type \"%s\" at 0x%llx",
-			    it->mt->mt_name, (unsigned long long)it->mt->mt_kaddr);
+			pending_unreadable(kd, it);
+			return -1;
 		}
 		pending_one(L, it, c, st);
 	}
@@ -300,21 +341,21 @@ malloc_pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpu
 		;
 	bigbits = ~0ULL << (64 - (b == 0 ? 1 : b));
 	need = RUN_SPAN + 64 + maxrec * sizeof(struct racc) + 32;
-	if (need < pd->n * sizeof(struct krec))
-		need = pd->n * sizeof(struct krec);
+	if (need < pd->nrec * sizeof(struct krec))
+		need = pd->nrec * sizeof(struct krec);
 	if (pending_reserve(kd, cpus, pd) != 0)
 		return -1;
 	/* The working space is first the sort's. */
 	if ((run = mtl_scratch(pd->list, 2, need)) == NULL)
 		goto per_type;
-	mtl_sort_recs(pd->list, MTL_SCRATCH_MALLOC_MEMO, pd->rec, pd->n, (struct krec *)(void *)run);
+	mtl_sort_recs(pd->list, MTL_SCRATCH_MALLOC_MEMO, pd->rec, pd->nrec, (struct krec *)(void *)run);
 	acc = (struct racc *)(void *)(((uintptr_t)run + RUN_SPAN + 64 + 31) & ~(uintptr_t)31);
-	for (i = 0; i < pd->n; i = j) {
+	for (i = 0; i < pd->nrec; i = j) {
 		uint64_t lo = pd->rec[i].addr, hi;
 		struct mt_percpu_alloc_s *blk;
 		const uint8_t *src;
 		size_t len, mv = 0;
-		j = krec_run(pd->rec, pd->n, i, L->st_size, RUN_SPAN, &hi);
+		j = krec_run(pd->rec, pd->nrec, i, L->st_size, RUN_SPAN, &hi);
 		/* Records that overlap (a corrupt dump: types sharing their
 		 * statistics) could make a run longer than its sums' room. */
 		if (j - i > maxrec)
@@ -396,25 +437,28 @@ malloc_pending_stats(kvs_t *kd, const struct mlayout *L, const struct kcpus *cpu
 	/* Values too large to rule out a wrapped sum: those types again,
 	 * every add checked (a corrupt or absurd dump; never in practice). */
 	for (i = 0; i < pd->n; i++)
-		if (pd->item[i].recheck && pending_one_type(kd, L, cpus, &pd->item[i]) != 0)
-			return -1;
+		if (pd->item[i].recheck)
+			(void)pending_one_type(kd, L, cpus, &pd->item[i]);   /* flags it */
 	return 0;
 
 per_type:
 	/* Something in a run could not be read: read type by type, in list
 	 * order, so that the error (if any) names the first type and CPU that
 	 * fail, as reading each type in turn would.  Each type's records then
-	 * lie CPU after CPU in the store, absent CPUs zero. */
+	 * lie CPU after CPU in the store, absent CPUs zero; a type that cannot be
+ * read is flagged (pending_unreadable) and the others read on. */
+	kerr_clear(&kd->err);
 	if (pending_reserve(kd, cpus, pd) != 0)
 		return -1;
 	for (i = 0; i < pd->n; i++) {
 		struct pitem *it = &pd->item[i];
+		if (it->unread & MEMSTAT_COUNTS_UNREADABLE)
+			continue;               /* never staged a record */
 		it->pa = it->percpu ? mtl_store_take(pd->list, ALLOCATOR_MALLOC, ncpu) : NULL;
 		it->pstride = 1;
 		if (it->pa != NULL)
 			memset(it->pa, 0, ncpu * sizeof(*it->pa));
-		if (pending_one_type(kd, L, cpus, it) != 0)
-			return -1;
+		(void)pending_one_type(kd, L, cpus, it);   /* flags it when unreadable */
 	}
 	return 0;
 }

@@ -20,6 +20,16 @@
  *     zone (libmemstat's test is inverted);
  *   size = keg item size, rsize = real size, countlimit = uz_max_items.
  *
+ * A partial dump keeps every zone it can reach: one whose name is not in the
+ * dump keeps its row flagged MEMSTAT_NAME_UNREADABLE; one whose counters,
+ * per-CPU caches, buckets, domain records or keg domains are not keeps it
+ * flagged MEMSTAT_COUNTS_UNREADABLE with its counts 0 (zone_unknown); a keg
+ * or zone that cannot be read cuts its list there (the kegs, a keg's zones,
+ * the cache-only zones): the rows before stand, the walk goes on with the
+ * next list, and the list says it is incomplete (memstat_mtl_incomplete).
+ * Each cause is a warning naming the zone, its address and the physical
+ * page.
+ *
  * This file owns the walk of the kegs and zones and the readers of their
  * counters, caches, buckets and domain records; the layout they are read
  * with is resolved by uma_layout.c.
@@ -58,12 +68,24 @@ counter_fetch(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus, uint
 	return 0;
 }
 
+/* Zones not readable and the zone a read of a list reached, as returned by
+ * zone_entry and the zone readers: -1 failed (error set), 1 the zone itself
+ * is not in the dump (its list is cut there; error set). */
+#define ZONE_CUT 1
+
+/* How a warning names a zone: its name, or ? when that is not readable. */
+static const char *
+zname(const struct memory_type *mt)
+{
+	return mt->mt_name[0] != '\0' ? mt->mt_name : "?";
+}
+
 /* Read a zone's fixed part (*zbp: where it lies in the dump, or a copy in
  * zb), find its entry (identity: the zone's address) and refresh the name
- * only when its pointer moved. */
-static struct memory_type *
+ * only when its pointer moved or the last refresh could not read it. */
+static int
 zone_entry(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L, uint64_t z,
-    uint8_t *zcopy, const uint8_t **zbp, uint64_t *next)
+    uint8_t *zcopy, const uint8_t **zbp, uint64_t *next, struct memory_type **mtp)
 {
 	struct memory_type *mt;
 	const uint8_t *zb;
@@ -71,29 +93,30 @@ zone_entry(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L, uint6
 	int is_new;
 
 	if ((zb = kvs_peek(kd, z, L->zone_size)) == NULL) {
-		if (kvs_read(kd, z, zcopy, L->zone_size) != 0) {
-			kerr_push(&kd->err, "zone at 0x%llx", (unsigned long long)z);
-			return NULL;
-		}
+		if (kvs_read(kd, z, zcopy, L->zone_size) != 0)
+			return ZONE_CUT;
 		zb = zcopy;
 	}
 	*zbp = zb;
 	*next = kfield_get(zb, L->zone_size, &L->uz_link);
-	mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
-	if (mt == NULL) {
-		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-		return NULL;
-	}
+	*mtp = mt = mtl_upsert(l, ALLOCATOR_UMA, z, &is_new);
+	if (mt == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
 	nameptr = kfield_get(zb, L->zone_size, &L->uz_name);
-	if (is_new || mt->mt_namekey != nameptr) {
+	if (is_new || mt->mt_namekey != nameptr || mt->mt_name[0] == '\0') {
 		char name[MEMTYPE_MAXNAME];
 		if (kvs_read_string(kd, nameptr, name, sizeof(name), NULL) < 0) {
-			kerr_push(&kd->err, "name of zone at 0x%llx", (unsigned long long)z);
-			return NULL;
+			/* A partial dump: the row stays, without its name. */
+			kvs_warn_lost(kd, "zone at 0x%llx: its name (at 0x%llx) is not readable: %s",
+			    (unsigned long long)z, (unsigned long long)nameptr, kvs_geterr(kd));
+			kerr_clear(&kd->err);
+			name[0] = '\0';
 		}
 		mtl_set_name(mt, name, nameptr);
 	}
-	return mt;
+	if (mt->mt_name[0] == '\0')
+		mt->mt_flags |= MEMSTAT_NAME_UNREADABLE;
+	return 0;
 }
 
 /* Totals every layout derives the same way from requests and frees. */
@@ -111,6 +134,27 @@ finish_zone(struct memory_type *mt, uint64_t a, uint64_t f, int ndomains)
 	mt->mt_free += mt->mt_zonefree + mt->mt_kegfree;
 }
 
+/* A zone whose counts the dump does not hold (the error on the handle says
+ * what): flagged, and why; every count 0, the figures of the zone and keg
+ * themselves (sizes, limit, sleeps) kept. */
+static void
+zone_unknown(kvs_t *kd, struct memory_type *mt, int ndomains)
+{
+	unsigned c;
+
+	kvs_warn_lost(kd, "zone \"%s\" at 0x%llx: its counts are not readable: %s", zname(mt),
+	    (unsigned long long)mt->mt_kaddr, kvs_geterr(kd));
+	kerr_clear(&kd->err);
+	mt->mt_flags |= MEMSTAT_COUNTS_UNREADABLE;
+	mt->mt_free = mt->mt_zonefree = mt->mt_kegfree = 0;
+	mt->mt_failures = mt->mt_xdomain = 0;
+	memset(mt->mt_dom_zonefree, 0, sizeof(mt->mt_dom_zonefree));
+	memset(mt->mt_dom_kegfree, 0, sizeof(mt->mt_dom_kegfree));
+	for (c = 0; mt->mt_percpu_valid && c < mt->mt_maxcpus; c++)
+		mt->mt_percpu_cache[c].mtp_free = 0;
+	finish_zone(mt, 0, 0, ndomains);
+}
+
 /*
  * 13+: the counter(9) sums of every zone are read after the walk.  Counters
  * are u64 slots of per-CPU pages, allocated side by side, each CPU's copy a
@@ -126,6 +170,7 @@ struct uitem {
 	uint64_t off[NCTR];               /* counter(9) offsets from __pcpu */
 	uint64_t sum[NCTR];
 	uint64_t ca, cf;                  /* the caches' uc_allocs and uc_frees */
+	bool unread;                      /* counts not readable: zone_unknown */
 };
 
 struct upending {
@@ -186,6 +231,8 @@ upending_finish(const struct ulayout *L, struct upending *pd)
 	for (i = 0; i < pd->n; i++) {
 		struct uitem *it = &pd->item[i];
 		uint64_t a = it->sum[0], f = it->sum[1];
+		if (it->unread)
+			continue;               /* zone_unknown did it */
 		if (a < f)
 			a = f;
 		it->mt->mt_failures = it->sum[2];
@@ -250,11 +297,14 @@ upending_counters(kvs_t *kd, const struct ulayout *L, const struct kcpus *cpus,
 per_zone:
 	/* Something in a run could not be read: zone by zone, counter by
 	 * counter, so that an error names the first zone and CPU that fail. */
+	kerr_clear(&kd->err);
 	for (i = 0; i < pd->n; i++) {
 		struct uitem *it = &pd->item[i];
-		for (k = 0; k < NCTR; k++)
-			if (counter_fetch(kd, L, cpus, it->off[k], &it->sum[k]) != 0)
-				return kerr_push(&kd->err, "zone %s", it->mt->mt_name);
+		for (k = 0; k < NCTR && !it->unread; k++)
+			if (counter_fetch(kd, L, cpus, it->off[k], &it->sum[k]) != 0) {
+				zone_unknown(kd, it->mt, L->ndomains);
+				it->unread = true;
+			}
 	}
 	upending_finish(L, pd);
 	return 0;
@@ -278,10 +328,10 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 
 	if (L->zone_size > sizeof(zcopy) || L->cache_size > 256)
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if ((mt = zone_entry(kd, l, L, z, zcopy, &zb, next)) == NULL)
-		return -1;
+	if ((k = zone_entry(kd, l, L, z, zcopy, &zb, next, &mt)) != 0)
+		return k;
 	if ((it = upending_add(kd, pd, mt)) == NULL)
-		return kerr_push(&kd->err, "zone %s", mt->mt_name);
+		return -1;
 	for (k = 0; k < NCTR; k++)
 		upending_counter(L, pd, ctr_of[k], kfield_get(zb, L->zone_size, ctr[k]));
 	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
@@ -310,8 +360,7 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		withdom = span + domspan <= sizeof(all) &&
 		    kvs_read(kd, cpubase, all, span + domspan) == 0;
 		whole = withdom || kvs_read(kd, cpubase, all, span) == 0;
-		if (!whole)
-			return kerr_push(&kd->err, "per-CPU caches of zone %s", mt->mt_name);
+		kerr_clear(&kd->err);           /* read CPU by CPU below */
 	}
 	/* Every slot below maxcpus is written, 0 for the CPUs not present and
 	 * for INTERNAL zones (the list leaves them alone: MTL_PCPU_FILLED). */
@@ -340,8 +389,10 @@ one_zone(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		}
 		if (whole)
 			cp = allp + (size_t)c * csz;
-		else if (kvs_read(kd, cpubase + (uint64_t)c * csz, cb, csz) != 0)
-			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
+		else if (kvs_read(kd, cpubase + (uint64_t)c * csz, cb, csz) != 0) {
+			kerr_push(&kd->err, "CPU %d cache", c);
+			goto unreadable;
+		}
 		if (plain && nb == 3) {
 			/* The usual layout: the three buckets' counts at once,
 			 * each checked below only when one is out of range. */
@@ -407,13 +458,19 @@ counted:
 		struct kwalk w;
 		if (withdom)
 			v = kfield_get(allp + span + (size_t)d * L->zdom_size, L->zdom_size, &L->uzd_buckets);
-		else if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0)
-			return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
+		else if (kread_u64(kd, dom + L->uzd_buckets.off, &v) != 0) {
+			kerr_push(&kd->err, "domain %d", d);
+			goto unreadable;
+		}
 		kwalk_init(&w, MAX_BUCKETS);
 		for (; v != 0;) {
 			uint8_t bb[32];
-			if (kwalk_step(kd, &w, v, "zone bucket") != 0 || kvs_read(kd, v, bb, sizeof(bb)) != 0)
-				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
+			if (kwalk_step(kd, &w, v, "zone bucket") != 0)
+				return kerr_push(&kd->err, "buckets of zone %s", zname(mt));
+			if (kvs_read(kd, v, bb, sizeof(bb)) != 0) {
+				kerr_push(&kd->err, "bucket at 0x%llx", (unsigned long long)v);
+				goto unreadable;
+			}
 			int16_t cnt = (int16_t)kfield_get(bb, sizeof(bb), &L->ub_cnt);
 			if (cnt > 0) {
 				mt->mt_zonefree += (uint64_t)cnt;
@@ -436,13 +493,21 @@ counted:
 				memcpy(&fi, kd_all + (size_t)d * L->kdom_size + L->ud_free.off, 4);
 				fi = le32toh(fi);
 			} else if (kread_u32(kd, kdbase + (uint64_t)d * L->kdom_size + L->ud_free.off,
-			    &fi) != 0)
-				return kerr_push(&kd->err, "domain %d of keg of %s", d, mt->mt_name);
+			    &fi) != 0) {
+				kerr_push(&kd->err, "domain %d of its keg at 0x%llx", d,
+				    (unsigned long long)keg);
+				goto unreadable;
+			}
 			mt->mt_kegfree += fi;
 			if (d < MEMSTAT_MAXDOMAINS)
 				mt->mt_dom_kegfree[d] = fi;
 		}
 	}
+	return 0;
+
+unreadable:
+	zone_unknown(kd, mt, L->ndomains);
+	it->unread = true;
 	return 0;
 }
 
@@ -455,7 +520,7 @@ bucket_count(kvs_t *kd, const struct ulayout *L, uint64_t b, const char *zone, i
 	int16_t c, e;
 
 	if (kvs_read(kd, b, bb, sizeof(bb)) != 0)
-		return kerr_push(&kd->err, "bucket at 0x%llx of zone %s", (unsigned long long)b, zone);
+		return kerr_push(&kd->err, "bucket at 0x%llx", (unsigned long long)b);
 	c = (int16_t)kfield_get(bb, sizeof(bb), &L->ub_cnt);
 	e = (int16_t)kfield_get(bb, sizeof(bb), &L->ucb_entries);
 	if (next != NULL)
@@ -481,18 +546,22 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	struct memory_type *mt;
 	int c, d;
 	bool internal = (kfield_get(kb, kblen, &L->uk_flags) & INTERNAL) != 0;
+	int ndom = L->gen == 11 ? 1 : L->ndomains, r;
 
 	if (L->zone_size > sizeof(zcopy) || L->cache_size > sizeof(cb))
 		return kerr_set(&kd->err, KVS_E_DATA, "UMA structures larger than expected");
-	if ((mt = zone_entry(kd, l, L, z, zcopy, &zb, next)) == NULL)
-		return -1;
+	if ((r = zone_entry(kd, l, L, z, zcopy, &zb, next, &mt)) != 0)
+		return r;
+	mt->mt_size = kfield_get(kb, kblen, &L->uk_size);
+	mt->mt_rsize = kfield_get(kb, kblen, &L->uk_rsize);
+	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
 	if (L->gen == 12) {
+		mt->mt_countlimit = kfield_get(zb, L->zone_size, &L->uz_max);
 		/* counter(9) pointers: CPU c's copy at + c * 4096 (pcpu_base is 0). */
 		if (counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_allocs), &a) ||
 		    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_frees), &f) ||
 		    counter_fetch(kd, L, cpus, kfield_get(zb, L->zone_size, &L->uz_fails), &mt->mt_failures))
-			return kerr_push(&kd->err, "zone %s", mt->mt_name);
-		mt->mt_countlimit = kfield_get(zb, L->zone_size, &L->uz_max);
+			goto unreadable;
 	} else {
 		uint64_t maxpages = kfield_get(kb, kblen, &L->uk_maxpages);
 		uint64_t ppera = kfield_get(kb, kblen, &L->uk_ppera), ipers = kfield_get(kb, kblen, &L->uk_ipers);
@@ -505,25 +574,24 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	}
 	if (a < f)
 		a = f;
-	mt->mt_sleeps = kfield_get(zb, L->zone_size, &L->uz_sleeps);
-	mt->mt_size = kfield_get(kb, kblen, &L->uk_size);
-	mt->mt_rsize = kfield_get(kb, kblen, &L->uk_rsize);
 	for (c = 0; c <= cpus->maxid && !internal; c++) {
 		uint64_t cached = 0, b;
 		if (!kcpu_present(cpus, c))
 			continue;
-		if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0)
-			return kerr_push(&kd->err, "CPU %d cache of zone %s", c, mt->mt_name);
+		if (kvs_read(kd, z + L->uz_cpu.off + (uint64_t)c * L->cache_size, cb, L->cache_size) != 0) {
+			kerr_push(&kd->err, "CPU %d cache", c);
+			goto unreadable;
+		}
 		a += kfield_get(cb, L->cache_size, &L->uc_allocs);
 		f += kfield_get(cb, L->cache_size, &L->uc_frees);
 		if ((b = kfield_get(cb, L->cache_size, &L->uc_alloc)) != 0) {
-			if (bucket_count(kd, L, b, mt->mt_name, c, &cnt, NULL) != 0)
-				return -1;
+			if (bucket_count(kd, L, b, zname(mt), c, &cnt, NULL) != 0)
+				goto unreadable;
 			cached += cnt;
 		}
 		if ((b = kfield_get(cb, L->cache_size, &L->uc_free)) != 0) {
-			if (bucket_count(kd, L, b, mt->mt_name, c, &cnt, NULL) != 0)
-				return -1;
+			if (bucket_count(kd, L, b, zname(mt), c, &cnt, NULL) != 0)
+				goto unreadable;
 			cached += cnt;
 		}
 		if (mt->mt_percpu_valid)
@@ -534,16 +602,19 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 		struct kwalk w;
 		if (L->gen == 12) {
 			uint64_t doms = kfield_get(zb, L->zone_size, &L->uz_domain);
-			if (kread_u64(kd, doms + (uint64_t)d * L->zdom_size + L->uzd_buckets.off, &v) != 0)
-				return kerr_push(&kd->err, "domain %d of zone %s", d, mt->mt_name);
+			if (kread_u64(kd, doms + (uint64_t)d * L->zdom_size + L->uzd_buckets.off, &v) != 0) {
+				kerr_push(&kd->err, "domain %d", d);
+				goto unreadable;
+			}
 		} else
 			v = kfield_get(zb, L->zone_size, &L->uz_buckets);
 		kwalk_init(&w, MAX_BUCKETS);
 		while (v != 0) {
 			uint64_t nx;
-			if (kwalk_step(kd, &w, v, "zone bucket") != 0 ||
-			    bucket_count(kd, L, v, mt->mt_name, -1, &cnt, &nx) != 0)
-				return kerr_push(&kd->err, "buckets of zone %s", mt->mt_name);
+			if (kwalk_step(kd, &w, v, "zone bucket") != 0)
+				return kerr_push(&kd->err, "buckets of zone %s", zname(mt));
+			if (bucket_count(kd, L, v, zname(mt), -1, &cnt, &nx) != 0)
+				goto unreadable;
 			mt->mt_zonefree += cnt;
 			if (d < MEMSTAT_MAXDOMAINS)
 				mt->mt_dom_zonefree[d] += cnt;
@@ -552,18 +623,23 @@ one_zone_old(kvs_t *kd, struct memory_type_list *l, const struct ulayout *L,
 	}
 	if (primary)
 		mt->mt_kegfree = mt->mt_dom_kegfree[0] = kfield_get(kb, kblen, &L->uk_free);
-	finish_zone(mt, a, f, L->gen == 11 ? 1 : L->ndomains);
+	finish_zone(mt, a, f, ndom);
+	return 0;
+
+unreadable:
+	zone_unknown(kd, mt, ndom);
 	return 0;
 }
 
-int
-memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
+/* The refresh itself; its warnings add to the handle's (memstat_kvm_all
+ * keeps the malloc walk's before them). */
+static int
+uma_refresh(struct memory_type_list *list, kvs_t *kd)
 {
-	kvs_t *kd = kvm_handle;
 	struct ulayout L;
 	struct kcpus cpus;
 	struct kwalk kw;
-	uint64_t k, z, headsym;
+	uint64_t k, z, headsym, prev = 0;
 	uint8_t kcopy[512];
 	const uint8_t *kb = kcopy;
 	uint64_t keg_size;
@@ -592,26 +668,42 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 	if (kread_u64(kd, headsym, &k) != 0)
 		goto walk_failed;
 	kwalk_init(&kw, kvs_dump_bound(kd, keg_size, MAX_KEGS));
-	for (; k != 0; k = kfield_get(kb, keg_size, &L.uk_link)) {
+	for (; k != 0; prev = k, k = kfield_get(kb, keg_size, &L.uk_link)) {
 		struct kwalk zw;
 		bool first = true;
+		uint64_t zprev = 0;
 		if (kwalk_step(kd, &kw, k, "uma_kegs") != 0)
 			goto walk_failed;
 		/* Where the keg lies in the dump, or a copy. */
 		if ((kb = kvs_peek(kd, k, keg_size)) == NULL) {
-			if (kvs_read(kd, k, kcopy, keg_size) != 0)
-				goto walk_failed;
+			if (kvs_read(kd, k, kcopy, keg_size) != 0) {
+				/* A partial dump: the kegs before stand. */
+				mtl_list_cut(list, kd, "uma_kegs", k, prev,
+				    "its zones and the kegs after it");
+				break;
+			}
 			kb = kcopy;
 		}
 		bool secondary = (kfield_get(kb, keg_size, &L.uk_flags) & SECONDARY) != 0;
 		kwalk_init(&zw, kvs_dump_bound(kd, L.zone_size, MAX_KEGS));
 		for (z = kfield_get(kb, keg_size, &L.uk_zones); z != 0; first = false) {
 			uint64_t next;
-			if (kwalk_step(kd, &zw, z, "keg zone") != 0 ||
-			    (L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, keg_size,
-			    !secondary || first, &next, &pend) : one_zone_old(kd, list, &L, &cpus, z, kb,
-			    keg_size, !secondary || first, &next)) != 0)
+			int r;
+			if (kwalk_step(kd, &zw, z, "keg zone") != 0)
 				goto walk_failed;
+			r = L.gen == 13 ? one_zone(kd, list, &L, &cpus, z, k, kb, keg_size,
+			    !secondary || first, &next, &pend) : one_zone_old(kd, list, &L, &cpus, z, kb,
+			    keg_size, !secondary || first, &next);
+			if (r == ZONE_CUT) {
+				char name[64];
+				snprintf(name, sizeof(name), "the zone list of the keg at 0x%llx",
+				    (unsigned long long)k);
+				mtl_list_cut(list, kd, name, z, zprev, "the keg's zones after it");
+				break;
+			}
+			if (r != 0)
+				goto walk_failed;
+			zprev = z;
 			z = next;
 		}
 	}
@@ -621,11 +713,20 @@ memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
 		if (kread_u64(kd, headsym, &z) != 0)
 			goto walk_failed;
 		kwalk_init(&zw, kvs_dump_bound(kd, L.zone_size, MAX_KEGS));
+		prev = 0;
 		while (z != 0) {
 			uint64_t next;
-			if (kwalk_step(kd, &zw, z, "uma_cachezones") != 0 ||
-			    one_zone(kd, list, &L, &cpus, z, 0, NULL, 0, false, &next, &pend) != 0)
+			int r;
+			if (kwalk_step(kd, &zw, z, "uma_cachezones") != 0)
 				goto walk_failed;
+			r = one_zone(kd, list, &L, &cpus, z, 0, NULL, 0, false, &next, &pend);
+			if (r == ZONE_CUT) {
+				mtl_list_cut(list, kd, "uma_cachezones", z, prev, "the zones after it");
+				break;
+			}
+			if (r != 0)
+				goto walk_failed;
+			prev = z;
 			z = next;
 		}
 	} else
@@ -646,11 +747,21 @@ fail:
 	return -1;
 }
 
-/* FreeBSD's memstat_kvm_all(): malloc(9) types, then UMA zones. */
+int
+memstat_kvm_uma(struct memory_type_list *list, void *kvm_handle)
+{
+	kvs_t *kd = kvm_handle;
+
+	kd->nwarn = 0;          /* warnings of this walk only */
+	return uma_refresh(list, kd);
+}
+
+/* FreeBSD's memstat_kvm_all(): malloc(9) types, then UMA zones; the
+ * warnings of both. */
 int
 freebsd_memstat_all(struct memory_type_list *list, kvs_t *kd)
 {
 	if (memstat_kvm_malloc(list, kd) != 0)
 		return -1;
-	return memstat_kvm_uma(list, kd);
+	return uma_refresh(list, kd);
 }

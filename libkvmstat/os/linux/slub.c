@@ -499,7 +499,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 				unread |= MEMSTAT_SLAB_NAME_UNREADABLE;
 			} else
 				mtl_set_name(mt, name, namep);
-		} else if (mt->mt_slab_flags & MEMSTAT_SLAB_NAME_UNREADABLE)
+		} else if (mt->mt_flags & MEMSTAT_SLAB_NAME_UNREADABLE)
 			unread |= MEMSTAT_SLAB_NAME_UNREADABLE;
 		memset(&k, 0, sizeof(k));
 		if (read_nodes(kd, &L, cb, nr_nodes, &k) != 0) {
@@ -539,7 +539,7 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 		    k.num_objs - k.node_free - k.cpu_free : 0;
 		mt->mt_free = k.num_objs - mt->mt_count;
 		mt->mt_bytes = mt->mt_count * ca.object_size;
-		mt->mt_slab_flags = (k.corrupt ? MEMSTAT_SLAB_CORRUPT : 0) | unread;
+		mt->mt_flags = (k.corrupt ? MEMSTAT_SLAB_CORRUPT : 0) | unread;
 		if (k.corrupt)
 			kvs_warn(kd, "kmem_cache \"%s\" at 0x%llx: a freelist leaves its slab or "
 			    "loops; its free count is a lower bound", mt->mt_name,
