@@ -53,7 +53,7 @@ else
   realcore="$(( ${realcore% *} + ${arm% *} )) $(( ${realcore#* } + ${arm#* } ))"
   # drgn running the same script as kvmstat's Python layer, and kallsyms
   # against System.map, on realcore's captures: counted with the above.
-  echo "== drgn_compat and kallsyms_check on the captures (tests/linux/extra_checks.sh)"
+  echo "== drgn_compat and kallsyms_check on the captures, and the live soak (tests/linux/extra_checks.sh)"
   bash tests/linux/extra_checks.sh "$BUILD/analyzers/kvmstat" 2>&1 | tee "$BUILD/extra.log" | tail -n 6
   ex=$(sed -n 's/^linux-extra: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$BUILD/extra.log" | tail -1)
   [ -n "$ex" ] || ex="0 1"

@@ -98,16 +98,24 @@ fill_text(struct tui *t, kvs_t *kd)
 		kvmprof_gmon_free(g);
 	} else if (t->screen == SCR_MEMORY) {
 		/* The kernel's memory summary, read at every refresh as the
-		 * list is; the allocators' totals from the list itself. */
-		struct kvs_counter *c = NULL;
+		 * list is; the allocators' totals from the list itself.
+		 * Into storage kept on t: grown when the summary has more lines
+		 * than it holds, else a refresh allocates nothing. */
 		size_t n = 0;
-		int rc = kvs_meminfo(kd, &c, &n);
+		int rc = kvs_meminfo_into(kd, t->meminfo, t->meminfo_cap, &n);
+		if (rc < 0 && n > t->meminfo_cap) {
+			struct kvs_counter *c = realloc(t->meminfo, n * sizeof(*c));
+			if (c != NULL) {
+				t->meminfo = c;
+				t->meminfo_cap = n;
+				rc = kvs_meminfo_into(kd, t->meminfo, t->meminfo_cap, &n);
+			}
+		}
 		if (rc < 0) {
 			t->mem.have = false;
 			snprintf(t->mem.error, sizeof(t->mem.error), "%s", kvs_geterr(kd));
 		} else
-			memview_build(&t->mem, c, n, rc > 0);
-		kvs_counters_free(c, n);
+			memview_build(&t->mem, t->meminfo, n, rc > 0);
 		memview_allocators(&t->mem, t->model.list);
 	} else if (t->screen == SCR_PROBES) {
 		kvmprof_probes_t *p = kvmprof_probes_read(kd, 0);
@@ -164,20 +172,21 @@ num_arg(const char *opt, const char *s, long lo, long hi)
 static void
 print_frame(struct tui *t, int width, int height)
 {
-	struct frame f;
+	struct frame *fp = &t->out;
 	int y, rows = height > 0 ? height : render_rows_needed(t);
 
 	if (t->screen != SCR_LIST && height <= 0)
 		rows = 4 + (t->screen == SCR_INFO ? 3 * t->ninfo + 10 : 70);
-	if (frame_init(&f, rows, width) != 0) {
+	/* The frame of the last print, reused: no allocation per frame. */
+	if (frame_fit(fp, rows, width) != 0) {
 		fprintf(stderr, "kvmtop: out of memory\n");
 		exit(1);
 	}
-	render(t, &f, true);
+	render(t, fp, true);
 	/* Without a fixed height, no trailing empty rows. */
 	if (height <= 0)
 		while (rows > 1) {
-			const char *l = f.ch + (size_t)(rows - 1) * (size_t)width;
+			const char *l = fp->ch + (size_t)(rows - 1) * (size_t)width;
 			int x;
 			for (x = 0; x < width && l[x] == ' '; x++)
 				;
@@ -186,7 +195,7 @@ print_frame(struct tui *t, int width, int height)
 			rows--;
 		}
 	for (y = 0; y < rows; y++) {
-		const char *l = f.ch + (size_t)y * (size_t)width;
+		const char *l = fp->ch + (size_t)y * (size_t)width;
 		int n = width;
 		while (n > 0 && l[n - 1] == ' ')
 			n--;
@@ -194,7 +203,6 @@ print_frame(struct tui *t, int width, int height)
 		fputc('\n', stdout);
 	}
 	fputc('\n', stdout);
-	frame_free(&f);
 	/* A frame that cannot be written (a full disk, a closed pipe) is an
 	 * error, as for any filter: said on stderr, exit 1. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -510,6 +518,8 @@ main(int argc, char **argv)
 out:
 	view_end();
 out_batch:
+	frame_free(&t.out);
+	free(t.meminfo);
 	model_free(&t.model);
 	kvs_close(kd);
 	return 0;

@@ -237,8 +237,6 @@ model_free(struct model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static const struct model *sort_model;
-
 static int
 cmp_u64(uint64_t a, uint64_t b)
 {
@@ -252,12 +250,11 @@ cmp_i64(int64_t a, int64_t b)
 }
 
 static int
-cmp_rows(const void *pa, const void *pb)
+cmp_rows(const struct model *m, const struct row *a, const struct row *b)
 {
-	const struct row *a = pa, *b = pb;
 	int r = 0;
 
-	switch (sort_model->sort) {
+	switch (m->sort) {
 	case COL_NAME:
 		r = -strcmp(memstat_get_name(a->mt), memstat_get_name(b->mt));
 		break;
@@ -316,13 +313,52 @@ cmp_rows(const void *pa, const void *pb)
 		r = cmp_u64(memstat_get_sizemask(a->mt), memstat_get_sizemask(b->mt));
 		break;
 	}
-	if (sort_model->sort == COL_NAME)
+	if (m->sort == COL_NAME)
 		r = -r;                         /* names ascend */
 	if (r == 0)
 		r = strcmp(memstat_get_name(a->mt), memstat_get_name(b->mt));
 	if (r == 0)
 		r = memstat_get_kaddr(a->mt) < memstat_get_kaddr(b->mt) ? -1 : 1;
-	return sort_model->reverse ? -r : r;
+	return m->reverse ? -r : r;
+}
+
+/* Move rows[i] down the heap of n rows until neither child sorts after it. */
+static void
+sift(const struct model *m, struct row *rows, size_t i, size_t n)
+{
+	for (;;) {
+		size_t big = i, l = 2 * i + 1, r = l + 1;
+		struct row tmp;
+		if (l < n && cmp_rows(m, &rows[l], &rows[big]) > 0)
+			big = l;
+		if (r < n && cmp_rows(m, &rows[r], &rows[big]) > 0)
+			big = r;
+		if (big == i)
+			return;
+		tmp = rows[i];
+		rows[i] = rows[big];
+		rows[big] = tmp;
+		i = big;
+	}
+}
+
+/* The rows in the model's order, in place: a heap sort, which needs no
+ * buffer (qsort may allocate one per call; a refresh must not).  The order
+ * is total (ties fall to the name, then the address), so the result is the
+ * same as any other sort's. */
+static void
+sort_rows(const struct model *m, struct row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift(m, rows, i, n);
+	for (i = n; i-- > 1;) {
+		struct row tmp = rows[0];
+		rows[0] = rows[i];
+		rows[i] = tmp;
+		sift(m, rows, 0, i);
+	}
 }
 
 void
@@ -369,9 +405,7 @@ model_rebuild(struct model *m)
 	m->nrows = n;
 	if (n < 2)
 		return;         /* nothing to order (and rows may still be NULL) */
-	sort_model = m;
-	qsort(m->rows, n, sizeof(*m->rows), cmp_rows);
-	sort_model = NULL;
+	sort_rows(m, m->rows, n);
 }
 
 void

@@ -27,6 +27,25 @@ frame_init(struct frame *f, int rows, int cols)
 		frame_free(f);
 		return -1;
 	}
+	f->cap = (size_t)rows * (size_t)cols;
+	memset(f->ch, ' ', (size_t)rows * (size_t)cols);
+	memset(f->role, R_NONE, (size_t)rows * (size_t)cols);
+	return 0;
+}
+
+int
+frame_fit(struct frame *f, int rows, int cols)
+{
+	if (rows < 1)
+		rows = 1;
+	if (cols < 1)
+		cols = 1;
+	if (f->ch == NULL || f->role == NULL || (size_t)rows * (size_t)cols > f->cap) {
+		frame_free(f);
+		return frame_init(f, rows, cols);
+	}
+	f->rows = rows;
+	f->cols = cols;
 	memset(f->ch, ' ', (size_t)rows * (size_t)cols);
 	memset(f->role, R_NONE, (size_t)rows * (size_t)cols);
 	return 0;
@@ -39,6 +58,7 @@ frame_free(struct frame *f)
 	free(f->role);
 	f->ch = NULL;
 	f->role = NULL;
+	f->cap = 0;
 }
 
 /* Write s at (y, x), clipped to the row; returns the column after it. */

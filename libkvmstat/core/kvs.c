@@ -446,8 +446,11 @@ kvs_close(kvs_t *kd)
 	if (kd->core_fd >= 0)
 		close(kd->core_fd);
 	kvs_symtab_free(kd->syms);
-	for (unsigned i = 0; i < KVS_NMEMO; i++)
+	for (unsigned i = 0; i < KVS_NMEMO; i++) {
+		if (kd->memo[i].p != NULL && kd->memo[i].fini != NULL)
+			kd->memo[i].fini(kd->memo[i].p);
 		free(kd->memo[i].p);
+	}
 	if (kd->debug_elf != NULL)
 		elf_end(kd->debug_elf);
 	if (kd->debug_fd >= 0)
@@ -492,6 +495,18 @@ kvs_memo(kvs_t *kd, const void *tag, size_t size)
 		return NULL;
 	kd->memo[i].tag = tag;
 	return kd->memo[i].p;
+}
+
+void *
+kvs_memo_fini(kvs_t *kd, const void *tag, size_t size, void (*fini)(void *p))
+{
+	void *p = kvs_memo(kd, tag, size);
+	unsigned i;
+
+	for (i = 0; p != NULL && i < KVS_NMEMO; i++)
+		if (kd->memo[i].tag == tag)
+			kd->memo[i].fini = fini;
+	return p;
 }
 
 /* --------------------------------------------------------------- info */

@@ -102,6 +102,7 @@ struct kvs {
 	struct kvs_memo {
 		const void *tag;
 		void *p;
+		void (*fini)(void *p);    /* kvs_memo_fini's, called before free */
 	} memo[KVS_NMEMO];
 };
 
@@ -112,6 +113,9 @@ KVS_HIDDEN void kvs_tlb_flush(kvs_t *kd);
  * by kvs_close.  NULL when out of memory or out of slots: then work it out
  * every time. */
 KVS_HIDDEN void *kvs_memo(kvs_t *kd, const void *tag, size_t size);
+/* The same, for a memo that holds memory of its own (a list): kvs_close
+ * calls fini(p) before it frees the memo. */
+KVS_HIDDEN void *kvs_memo_fini(kvs_t *kd, const void *tag, size_t size, void (*fini)(void *p));
 /* At most how many distinct node_size-byte nodes the dump can hold (cap
  * for live memory): the bound for list walks that allocate per node. */
 KVS_HIDDEN uint64_t kvs_dump_bound(const kvs_t *kd, uint64_t node_size, uint64_t cap);

@@ -26,13 +26,59 @@ start(kvs_t *kd, void *out, size_t *n)
 int
 kvs_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 {
+	struct kvs_counter *c = NULL, *nc;
+	size_t cap = 0, want = 64;
+	int rc;
+
 	kerr_clear(&kd->err);
 	if (start(kd, out, n) < 0)
 		return -1;
 	*out = NULL;
 	if (kd->os->meminfo == NULL)
 		return none(kd, "memory summary");
-	return kd->os->meminfo(kd, out, n);
+	/* Grown to what the summary has (it may grow between two reads of
+	 * live memory: asked again, a bounded number of times). */
+	for (int tries = 0; tries < 4; tries++) {
+		if ((nc = realloc(c, want * sizeof(*c))) == NULL) {
+			free(c);
+			return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		}
+		c = nc;
+		cap = want;
+		rc = kd->os->meminfo(kd, c, cap, n);
+		if (rc < 0) {
+			free(c);
+			*n = 0;
+			return -1;
+		}
+		if (*n <= cap) {
+			*out = c;
+			return rc;
+		}
+		want = *n;
+	}
+	free(c);
+	*n = 0;
+	return kerr_set(&kd->err, KVS_E_DATA, "the memory summary kept growing while read");
+}
+
+int
+kvs_meminfo_into(kvs_t *kd, struct kvs_counter *buf, size_t cap, size_t *n)
+{
+	int rc;
+
+	kerr_clear(&kd->err);
+	if (n == NULL || (buf == NULL && cap > 0))
+		return kerr_set(&kd->err, KVS_E_INVAL, "no place for the answer");
+	*n = 0;
+	if (kd->os->meminfo == NULL)
+		return none(kd, "memory summary");
+	if ((rc = kd->os->meminfo(kd, buf, cap, n)) < 0)
+		return -1;
+	if (*n > cap)
+		return kerr_set(&kd->err, KVS_E_INVAL, "the memory summary has %zu counters, "
+		    "room for %zu", *n, cap);
+	return rc;
 }
 
 void

@@ -75,8 +75,11 @@ struct kvs_os_ops {
 	/* The memory census (census.h), each optional: a family without one
 	 * has no such answer (os/census.c says so).  Each returns 0, 1 when
 	 * the answer is incomplete (unreadable values kept and flagged), or -1
-	 * with the handle's error set; arrays are malloc'ed. */
-	int (*meminfo)(kvs_t *kd, struct kvs_counter **out, size_t *n);
+	 * with the handle's error set; arrays are malloc'ed, except meminfo's:
+	 * it writes at most cap counters into buf and sets *n to how many the
+	 * summary has (more than cap: the caller grows buf and asks again),
+	 * allocating nothing once the handle holds its scratch. */
+	int (*meminfo)(kvs_t *kd, struct kvs_counter *buf, size_t cap, size_t *n);
 	int (*pzones)(kvs_t *kd, struct kvs_pzone **out, size_t *n);
 	int (*vmalloc)(kvs_t *kd, struct kvs_varea **out, size_t *n);
 	int (*arenas)(kvs_t *kd, struct kvs_arena **out, size_t *n);

@@ -10,7 +10,10 @@
 #   kallsyms_check.py: the symbols kvmstat reads from each kdump form with no
 #     kernel file, against System.map symbol by symbol, with VMCOREINFO
 #     naming the kallsyms tables and with those names removed (found by
-#     their shapes, as on kernels before 6.0).
+#     their shapes, as on kernels before 6.0);
+#   soak.sh: kvmstat slab and kvmtop refreshed 1,000 times each on the RAM
+#     file of a running guest that keeps allocating and freeing (its own
+#     guest; its checks are added to the count).  SOAK=0 leaves it out.
 # Ends with "linux-extra: N passed, M failed"; a missing capture fails.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,5 +43,16 @@ for cap in nokaslr kaslr; do
 		fi
 	done
 done
+if [ "${SOAK:-1}" != 0 ]; then
+	out=$(bash "$HERE/soak.sh" "$K" 2>&1)
+	line=$(grep '^linux-soak: ' <<<"$out" | tail -1)
+	if [[ $line =~ ^linux-soak:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=$((pass + BASH_REMATCH[1])); fail=$((fail + BASH_REMATCH[2]))
+		log "soak: $line"
+		[ "${BASH_REMATCH[2]}" = 0 ] || log "soak: $(grep 'FAIL' <<<"$out" | head -5)"
+	else
+		fail=$((fail + 1)); log "FAIL: soak.sh gave no count: $(tail -5 <<<"$out")"
+	fi
+fi
 echo "linux-extra: $pass passed, $fail failed"
 exit $((fail > 0))

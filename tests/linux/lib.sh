@@ -138,3 +138,86 @@ capture_forms() {
 form_path() {
 	if [ "$2" = vmcore.mdf-split ]; then echo "$1/$2.1,$1/$2.2,$1/$2.3"; else echo "$1/$2"; fi
 }
+
+# ---- a small guest of the cached kernel (soak.sh, bench/linux_busy.sh) ----
+# These boot Debian's kernel under QEMU/TCG with an initramfs of busybox and
+# one /init script, its serial console in a file, QMP on a socket; the
+# guest's RAM optionally in a shared memory-backend-file (file offset =
+# guest physical address) that the host reads while the guest runs.
+
+# kvs_guest_initramfs INIT OUT [MODULE...]: busybox (static) as the only
+# program, INIT as /init, and the kernel modules named (of KVER, which the
+# caller's setup.env sets) as /lib/modules/NAME.ko, for INIT to insmod;
+# written to OUT (a gzipped newc cpio).
+kvs_guest_initramfs() {
+	local init=$1 out=$2 ir bb m p
+	shift 2
+	bb=$(command -v busybox || echo /bin/busybox)
+	[ -x "$bb" ] || { log "no busybox: run tests/linux/setup.sh"; return 1; }
+	ir=$(mktemp -d /tmp/kvs-initramfs.XXXXXX) || return 1
+	mkdir -p "$ir"/{bin,dev,proc,sys,tmp,lib/modules}
+	cp "$bb" "$ir/bin/busybox" && ln -s busybox "$ir/bin/sh" && cp "$init" "$ir/init" &&
+		chmod 755 "$ir/init" || { rm -rf "$ir"; return 1; }
+	for m in "$@"; do
+		p=$(modinfo -k "$KVER" -n "$m" 2>/dev/null) || { log "module $m not found for $KVER"; rm -rf "$ir"; return 1; }
+		case "$p" in
+		*.ko) cp "$p" "$ir/lib/modules/$m.ko" ;;
+		*.ko.xz) xz -dc "$p" >"$ir/lib/modules/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$p" >"$ir/lib/modules/$m.ko" ;;
+		*) log "module $m: unexpected path $p"; rm -rf "$ir"; return 1 ;;
+		esac
+	done
+	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$out"
+	local rc=$?
+	rm -rf "$ir"
+	return $rc
+}
+
+# kvs_guest_boot DIR MEM_MB APPEND INITRAMFS [RAMFILE]: start the guest in
+# the background (the kernel of setup.env, which the caller has sourced):
+# DIR/serial.log, DIR/qmp.sock, DIR/qemu.log; with RAMFILE its RAM is that
+# shared file.  Sets KVS_GUEST_PID.  kvs_guest_wait, kvs_guest_quit follow.
+kvs_guest_boot() {
+	local dir=$1 mem=$2 append=$3 initrd=$4 ram=${5:-} memobj=()
+	rm -f "$dir/serial.log" "$dir/qmp.sock"
+	if [ -n "$ram" ]; then
+		rm -f "$ram"
+		# shellcheck disable=SC2054  # commas are QEMU option syntax
+		memobj=(-object "memory-backend-file,id=ram,size=${mem}M,mem-path=$ram,share=on"
+			-machine pc,memory-backend=ram)
+	fi
+	qemu-system-x86_64 -accel tcg -m "${mem}M" -smp 2 -nographic -no-reboot \
+		-kernel "$VMLINUZ" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 $append" \
+		-device vmcoreinfo -serial "file:$dir/serial.log" -monitor none \
+		-qmp "unix:$dir/qmp.sock,server=on,wait=off" "${memobj[@]}" \
+		</dev/null >"$dir/qemu.log" 2>&1 &
+	KVS_GUEST_PID=$!
+	KVS_GUEST_DIR=$dir
+}
+
+# kvs_guest_wait MARKER TIMEOUT_S: 0 once a serial line starts with MARKER,
+# 1 when QEMU exits or the time runs out first.
+kvs_guest_wait() {
+	local end=$(($(date +%s) + $2))
+	while :; do
+		grep -qa "^$1" "$KVS_GUEST_DIR/serial.log" 2>/dev/null && return 0
+		kill -0 "$KVS_GUEST_PID" 2>/dev/null || return 1
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# kvs_guest_qmp COMMAND [JSON] [--timeout S]: one QMP command to the guest.
+kvs_guest_qmp() { "$PY" "$KVS_LINUX_DIR/qmp.py" "$KVS_GUEST_DIR/qmp.sock" "$@"; }
+
+# kvs_guest_quit: QMP quit, then kill what is left (its pid only).
+kvs_guest_quit() {
+	[ -n "${KVS_GUEST_PID:-}" ] || return 0
+	kvs_guest_qmp quit >/dev/null 2>&1 || true
+	for _ in $(seq 50); do kill -0 "$KVS_GUEST_PID" 2>/dev/null || break; sleep 0.1; done
+	kill "$KVS_GUEST_PID" 2>/dev/null && sleep 0.5
+	kill -9 "$KVS_GUEST_PID" 2>/dev/null
+	wait "$KVS_GUEST_PID" 2>/dev/null
+	KVS_GUEST_PID=
+	return 0
+}

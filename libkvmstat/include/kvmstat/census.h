@@ -64,6 +64,15 @@ struct kvs_counter {
  * 0, 1 (some values unreadable), or -1 with the handle's error set.
  */
 int kvs_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
+/*
+ * The same summary into the caller's storage, for a view that refreshes
+ * it: at most cap counters into buf, and *n how many the summary has.
+ * When that is more than cap, the first cap are written and the call
+ * returns -1 (KVS_E_INVAL, saying how many): grow buf to *n and call
+ * again.  After the first call on a handle it allocates nothing (what it
+ * works out once, and its scratch, stay on the handle).
+ */
+int kvs_meminfo_into(kvs_t *kd, struct kvs_counter *buf, size_t cap, size_t *n);
 void kvs_counters_free(struct kvs_counter *c, size_t n);
 
 /* ---- the page allocator's zones ---------------------------------------- */

@@ -50,7 +50,7 @@ struct kvs_arena;
 /* The memory census (census.h; vm.c): vm_cnt as vmstat -s names it, top's
  * Mem: line and the allocators' totals; the physical free lists per domain
  * and list; the vmem(9) arenas.  0, 1 (incomplete) or -1. */
-KVS_HIDDEN int freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
+KVS_HIDDEN int freebsd_meminfo(kvs_t *kd, struct kvs_counter *out, size_t cap, size_t *n);
 KVS_HIDDEN int freebsd_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
 KVS_HIDDEN int freebsd_arenas(kvs_t *kd, struct kvs_arena **out, size_t *n);
 struct kvs_whatis;

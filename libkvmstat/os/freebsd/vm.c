@@ -52,27 +52,20 @@ static const struct vline {
 };
 #define NVLINES (sizeof(vlines) / sizeof(vlines[0]))
 
-/* A growing array of counters. */
+/* The caller's counters: the first cap go there, the rest are counted. */
 struct cset {
 	struct kvs_counter *c;
 	size_t n, cap;
+	struct kvs_counter spare;
 };
 
 static struct kvs_counter *
-cadd(kvs_t *kd, struct cset *s, const char *group, const char *name, const char *key,
+cadd(struct cset *s, const char *group, const char *name, const char *key,
     uint64_t value, kvs_unit_t unit)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct kvs_counter *c = realloc(s->c, cap * sizeof(*c));
-		if (c == NULL) {
-			kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-			return NULL;
-		}
-		s->c = c;
-		s->cap = cap;
-	}
-	struct kvs_counter *c = &s->c[s->n++];
+	struct kvs_counter *c = s->n < s->cap ? &s->c[s->n] : &s->spare;
+
+	s->n++;
 	memset(c, 0, sizeof(*c));
 	c->group = group;
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -80,6 +73,24 @@ cadd(kvs_t *kd, struct cset *s, const char *group, const char *name, const char 
 	c->value = value;
 	c->unit = unit;
 	return c;
+}
+
+/* What the summary keeps on the handle between calls: vm_cnt's bytes and
+ * the lists the allocators' totals are refreshed into (an incremental
+ * refresh allocates nothing once they hold every entry). */
+#define VMMETER_MAX 65536
+struct meminfo_memo {
+	uint8_t vmmeter[VMMETER_MAX];
+	struct memory_type_list *list[2];
+};
+
+static void
+meminfo_memo_fini(void *p)
+{
+	struct meminfo_memo *m = p;
+
+	memstat_mtl_free(m->list[0]);
+	memstat_mtl_free(m->list[1]);
 }
 
 static void
@@ -173,9 +184,9 @@ bufspace_read(kvs_t *kd, uint64_t *out)
 }
 
 /* The totals of malloc(9) and of UMA (a kernel without uma_kegs has no
- * UMA line) from the memstat walks. */
+ * UMA line) from the memstat walks, each into its list on the handle. */
 static int
-allocators(kvs_t *kd, struct cset *s, int *rc)
+allocators(kvs_t *kd, struct meminfo_memo *m, struct cset *s, int *rc)
 {
 	static const struct {
 		int alloc;
@@ -196,17 +207,15 @@ allocators(kvs_t *kd, struct cset *s, int *rc)
 			kerr_clear(&kd->err);
 			continue;
 		}
-		if ((l = memstat_mtl_alloc()) == NULL)
+		if (m->list[i] == NULL && (m->list[i] = memstat_mtl_alloc()) == NULL)
 			return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		l = m->list[i];
 		err = w[i].walk(l, kd);
 		for (mt = memstat_mtl_first(l); mt != NULL; mt = memstat_mtl_next(mt))
-			if (memstat_get_allocator(mt) == w[i].alloc)
+			if (memstat_get_allocator(mt) == w[i].alloc && !memstat_get_vanished(mt))
 				bytes += memstat_get_bytes(mt);
-		memstat_mtl_free(l);
-		struct kvs_counter *c = cadd(kd, s, "allocators", w[i].name, w[i].key, bytes,
+		struct kvs_counter *c = cadd(s, "allocators", w[i].name, w[i].key, bytes,
 		    KVS_UNIT_BYTES);
-		if (c == NULL)
-			return -1;
 		if (err != 0) {
 			unreadable(c, "the walk failed: %s", kvs_geterr(kd));
 			kerr_clear(&kd->err);
@@ -217,22 +226,25 @@ allocators(kvs_t *kd, struct cset *s, int *rc)
 }
 
 int
-freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
+freebsd_meminfo(kvs_t *kd, struct kvs_counter *out, size_t cap, size_t *n)
 {
+	static const char memo_tag;
 	static const char *const doms[] = { "v_free_count", "v_active_count", "v_inactive_count",
 		"v_laundry_count" };
-	struct cset s = { 0 };
+	struct cset s = { .c = out, .cap = cap };
+	struct meminfo_memo *m;
 	struct kvs_typeinfo vt;
 	struct kcpus cpus;
 	struct domcounts dc;
 	uint64_t vm, pbase, val[NVLINES];
 	bool have[NVLINES] = { false }, bad[NVLINES] = { false }, vmok;
 	const char *why[NVLINES];
-	uint8_t *buf = NULL;
+	uint8_t *buf;
 	const char *vsym = "vm_cnt";
 	int rc = 0;
 	size_t i;
 
+	*n = 0;
 	if (kvs_symbol(kd, vsym, &vm, NULL) != 0) {
 		vsym = "cnt";
 		if (kvs_symbol(kd, vsym, &vm, NULL) != 0)
@@ -240,13 +252,14 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	}
 	if (kvs_type(kd, "struct vmmeter", &vt) != 0)
 		return kerr_push(&kd->err, "the type of %s", vsym);
-	if (vt.size == 0 || vt.size > 65536 || (buf = calloc(1, vt.size)) == NULL)
+	if (vt.size == 0 || vt.size > VMMETER_MAX)
 		return kerr_set(&kd->err, KVS_E_DATA, "struct vmmeter of %llu bytes",
 		    (unsigned long long)vt.size);
-	if (kcpus_read(kd, &cpus) != 0 || freebsd_pcpu_base(kd, &pbase) != 0) {
-		free(buf);
+	if ((m = kvs_memo_fini(kd, &memo_tag, sizeof(*m), meminfo_memo_fini)) == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	buf = m->vmmeter;
+	if (kcpus_read(kd, &cpus) != 0 || freebsd_pcpu_base(kd, &pbase) != 0)
 		return -1;
-	}
 	vmok = kvs_read(kd, vm, buf, vt.size) == 0;
 	kerr_clear(&kd->err);
 	domains_read(kd, &dc);
@@ -254,11 +267,8 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 		struct kfield f;
 		val[i] = 0;
 		why[i] = "%s's bytes are not in the dump";
-		if (kfield(kd, "struct vmmeter", vlines[i].key, &f, false) != 0) {
-			free(buf);
-			free(s.c);
+		if (kfield(kd, "struct vmmeter", vlines[i].key, &f, false) != 0)
 			return -1;
-		}
 		if (f.present) {
 			have[i] = true;
 			if (!vmok)
@@ -282,7 +292,6 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 				    dc.laundry;
 			}
 	}
-	free(buf);
 	uint64_t pagesz = 4096, q[7];
 	bool qhave[7] = { false }, qbad[7] = { false };
 	static const char *const qname[7] = { "Active", "Inact", "Laundry", "Wired", "Cache",
@@ -292,11 +301,9 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	for (i = 0; i < NVLINES; i++) {
 		if (!have[i])
 			continue;
-		struct kvs_counter *c = cadd(kd, &s, "vm", vlines[i].text, vlines[i].key, val[i],
+		struct kvs_counter *c = cadd(&s, "vm", vlines[i].text, vlines[i].key, val[i],
 		    strcmp(vlines[i].key, "v_page_size") == 0 ? KVS_UNIT_BYTES :
 		    strstr(vlines[i].key, "_count") ? KVS_UNIT_PAGES : KVS_UNIT_COUNT);
-		if (c == NULL)
-			goto fail;
 		if (bad[i]) {
 			unreadable(c, why[i], vsym);
 			rc = 1;
@@ -326,23 +333,17 @@ freebsd_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
 	for (int k = 0; k < 7; k++) {
 		if (!qhave[k])
 			continue;
-		struct kvs_counter *c = cadd(kd, &s, "queues", qname[k], qkey[k], q[k], KVS_UNIT_KIB);
-		if (c == NULL)
-			goto fail;
+		struct kvs_counter *c = cadd(&s, "queues", qname[k], qkey[k], q[k], KVS_UNIT_KIB);
 		if (qbad[k]) {
 			unreadable(c, "%s is not in the dump", k == 5 ? "the buffer cache's size" :
 			    "its counter");
 			rc = 1;
 		}
 	}
-	if (allocators(kd, &s, &rc) != 0)
-		goto fail;
-	*out = s.c;
+	if (allocators(kd, m, &s, &rc) != 0)
+		return -1;
 	*n = s.n;
 	return rc;
-fail:
-	free(s.c);
-	return -1;
 }
 
 /*

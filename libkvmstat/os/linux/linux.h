@@ -46,14 +46,14 @@ KVS_HIDDEN struct kvmprof_gmon *linux_profile_read(kvs_t *kd);
 
 /* The memory census (pgalloc.c, meminfo.c). */
 /* Possible CPUs: nr_cpu_ids, each one's __per_cpu_offset, and whether it is
- * online (__cpu_online_mask).  0 or -1; free with linux_cpus_free. */
+ * online (__cpu_online_mask, read at each call).  0 or -1.  The arrays are
+ * the handle's (read once; nothing to free), valid until it closes. */
 struct lnx_cpus {
 	unsigned n;
-	uint64_t *off;
-	uint8_t *online;
+	const uint64_t *off;
+	const uint8_t *online;
 };
 KVS_HIDDEN int linux_cpus(kvs_t *kd, struct lnx_cpus *c);
-KVS_HIDDEN void linux_cpus_free(struct lnx_cpus *c);
 /* The vm_stat counters' names from the kernel's vmstat_text[]: zone items,
  * NUMA items (nnuma 0 without NUMA), node items. */
 enum { LNX_VM_ZONE, LNX_VM_NUMA, LNX_VM_NODE };
@@ -62,15 +62,19 @@ struct lnx_vmnames {
 	size_t nzone, nnuma, nnode;
 	const char *numa_member;    /* "vm_numa_event", "vm_numa_stat" or NULL */
 };
-KVS_HIDDEN int linux_vmnames(kvs_t *kd, struct lnx_vmnames *v);
-KVS_HIDDEN void linux_vmnames_free(struct lnx_vmnames *v);
+/* The handle's names, read on the first call: NULL with the error set. */
+KVS_HIDDEN const struct lnx_vmnames *linux_vmnames(kvs_t *kd);
 /* Name of item i of a list (LNX_VM_*), NULL past its end; the index of a
  * name, -1 when this kernel has no such counter. */
 KVS_HIDDEN const char *linux_vmname(const struct lnx_vmnames *v, int which, size_t i);
 KVS_HIDDEN int linux_vmindex(const struct lnx_vmnames *v, int which, const char *name);
 /* The census ops (census.h's kvs_pzones, kvs_meminfo). */
 KVS_HIDDEN int linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n);
-KVS_HIDDEN int linux_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n);
+KVS_HIDDEN int linux_meminfo(kvs_t *kd, struct kvs_counter *buf, size_t cap, size_t *n);
+/* The sum of every zone's low watermark and boost (si_mem_available's
+ * wmark_low), allocating nothing after the first call: 0, 1 when some zone
+ * is not in the dump (left out), -1. */
+KVS_HIDDEN int linux_watermarks(kvs_t *kd, uint64_t *wlow);
 /* ---- SLUB (slub.c): the layout and the freelists, shared with the
  * per-object walk (slub_objects.c) and whatis. */
 #define SLUB_CPUS_MAX 8192

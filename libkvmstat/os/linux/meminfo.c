@@ -1,7 +1,8 @@
 /*
- * meminfo.c - a Linux kernel's /proc/meminfo from its memory (kvs_meminfo):
- * each line the kernel's report prints, in its order, computed from the
- * same variables and in the same way.
+ * meminfo.c - a Linux kernel's /proc/meminfo from its memory (kvs_meminfo,
+ * kvs_meminfo_into): each line the kernel's report prints, in its order,
+ * computed from the same variables and in the same way, into the caller's
+ * array (nothing allocated here: the names and CPUs are the handle's).
  *
  * Global counters are the atomics vm_zone_stat[] / vm_node_stat[] alone
  * (below zero shown as 0), as the kernel's global page-state reads are; the
@@ -33,7 +34,7 @@
 
 struct mi {
 	kvs_t *kd;
-	struct kvs_counter *c;
+	struct kvs_counter *c;  /* the caller's: the first cap lines go there */
 	size_t n, cap;
 	int inc;
 	struct lnx_vmnames vn;
@@ -55,17 +56,11 @@ static int
 add(struct mi *m, const char *name, uint64_t value, kvs_unit_t unit, bool ok,
     unsigned flags, const char *note)
 {
-	struct kvs_counter *c;
+	struct kvs_counter *c, spare;
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct kvs_counter *nc = realloc(m->c, cap * sizeof(*nc));
-		if (nc == NULL)
-			return kerr_set(&m->kd->err, KVS_E_NOMEM, "out of memory");
-		m->c = nc;
-		m->cap = cap;
-	}
-	c = &m->c[m->n++];
+	/* Past the caller's room the line is counted, not kept. */
+	c = m->n < m->cap ? &m->c[m->n] : &spare;
+	m->n++;
 	memset(c, 0, sizeof(*c));
 	c->group = "meminfo";
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -290,13 +285,10 @@ committed(struct mi *m, uint64_t *out)
 	for (c = 0; c < cpus.n; c++) {
 		if (!cpus.online[c])
 			continue;
-		if (kread_uint(kd, pc + cpus.off[c], 4, &v) != 0) {
-			linux_cpus_free(&cpus);
+		if (kread_uint(kd, pc + cpus.off[c], 4, &v) != 0)
 			return fail(m, "Committed_AS: a CPU's share");
-		}
 		sum += (int32_t)(uint32_t)v;
 	}
-	linux_cpus_free(&cpus);
 	*out = sum < 0 ? 0 : (uint64_t)sum;
 	return true;
 }
@@ -342,8 +334,7 @@ static int
 fill(struct mi *m)
 {
 	kvs_t *kd = m->kd;
-	struct kvs_pzone *pz = NULL;
-	size_t npz = 0, i;
+	size_t i;
 	uint64_t total, freep, bufs, swc, lru[5], v, v2, a;
 	uint64_t nrswap, totswap, unused, sre, sun, misc, filep, resv, wlow = 0;
 	bool ok_total, ok_free, ok_bufs, ok_swc, ok_lru = true, ok, ok2, have, ok_sre, ok_sun,
@@ -368,17 +359,15 @@ fill(struct mi *m)
 	ok_sun = ns(m, "nr_slab_unreclaimable", &sun, NULL);
 	ok_misc = ns(m, "nr_kernel_misc_reclaimable", &misc, NULL);
 	ok_resv = gvar(m, "totalreserve_pages", 8, &resv);
-	if (linux_pzones(kd, &pz, &npz) < 0) {
+	switch (linux_watermarks(kd, &wlow)) {
+	case 0:
+		break;
+	case 1:
+		ok_wl = false;
+		snprintf(m->why, sizeof(m->why), "MemAvailable: a zone is not in the dump");
+		break;
+	default:
 		ok_wl = fail(m, "MemAvailable: the zones' watermarks");
-	} else {
-		for (i = 0; i < npz; i++) {
-			if (pz[i].flags & KVS_CF_UNREADABLE && pz[i].name[0] == '?')
-				ok_wl = false;
-			wlow += pz[i].wmark_low + pz[i].wmark_boost;
-		}
-		kvs_pzones_free(pz, npz);
-		if (!ok_wl)
-			snprintf(m->why, sizeof(m->why), "MemAvailable: a zone is not in the dump");
 	}
 
 	/* si_mem_available */
@@ -572,51 +561,39 @@ fill(struct mi *m)
 }
 
 int
-linux_meminfo(kvs_t *kd, struct kvs_counter **out, size_t *n)
+linux_meminfo(kvs_t *kd, struct kvs_counter *buf, size_t cap, size_t *n)
 {
-	struct mi *m;
+	const struct lnx_vmnames *vn;
+	struct mi m;
 	uint64_t a;
 	int rc;
 
-	*out = NULL;
 	*n = 0;
-	m = calloc(1, sizeof(*m));
-	if (m == NULL)
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	m->kd = kd;
-	if (linux_vmnames(kd, &m->vn) != 0) {
-		free(m);
+	memset(&m, 0, sizeof(m));
+	m.kd = kd;
+	m.c = buf;
+	m.cap = cap;
+	if ((vn = linux_vmnames(kd)) == NULL)
 		return kerr_push(&kd->err, "meminfo");
-	}
-	if (m->vn.nzone > VM_MAX || m->vn.nnode > VM_MAX) {
-		linux_vmnames_free(&m->vn);
-		free(m);
+	m.vn = *vn;
+	if (m.vn.nzone > VM_MAX || m.vn.nnode > VM_MAX)
 		return kerr_set(&kd->err, KVS_E_DATA, "more vm_stat counters than expected");
-	}
-	m->zone_ok = kvs_symbol(kd, "vm_zone_stat", &a, NULL) == 0 &&
-	    kvs_read(kd, a, m->zone, m->vn.nzone * 8) == 0;
-	if (!m->zone_ok)
-		fail(m, "vm_zone_stat");
+	m.zone_ok = kvs_symbol(kd, "vm_zone_stat", &a, NULL) == 0 &&
+	    kvs_read(kd, a, m.zone, m.vn.nzone * 8) == 0;
+	if (!m.zone_ok)
+		fail(&m, "vm_zone_stat");
 	else {
-		m->node_ok = kvs_symbol(kd, "vm_node_stat", &a, NULL) == 0 &&
-		    kvs_read(kd, a, m->node, m->vn.nnode * 8) == 0;
-		if (!m->node_ok)
-			fail(m, "vm_node_stat");
+		m.node_ok = kvs_symbol(kd, "vm_node_stat", &a, NULL) == 0 &&
+		    kvs_read(kd, a, m.node, m.vn.nnode * 8) == 0;
+		if (!m.node_ok)
+			fail(&m, "vm_node_stat");
 	}
 	for (size_t i = 0; i < VM_MAX; i++) {
-		m->zone[i] = le64toh(m->zone[i]);
-		m->node[i] = le64toh(m->node[i]);
+		m.zone[i] = le64toh(m.zone[i]);
+		m.node[i] = le64toh(m.node[i]);
 	}
-	rc = fill(m);
-	linux_vmnames_free(&m->vn);
-	if (rc < 0) {
-		free(m->c);
-		free(m);
+	if ((rc = fill(&m)) < 0)
 		return -1;
-	}
-	*out = m->c;
-	*n = m->n;
-	rc = m->inc;
-	free(m);
-	return rc;
+	*n = m.n;
+	return m.inc;
 }

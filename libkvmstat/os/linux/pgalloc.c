@@ -1,7 +1,10 @@
 /*
  * pgalloc.c - the Linux page allocator's zones (kvs_pzones): every struct
  * zone of every node, with what /proc/buddyinfo and /proc/zoneinfo print of
- * it, and the vm_stat counter names the census shares with meminfo.c.
+ * it, and what the census shares with meminfo.c: the vm_stat counter names
+ * and the CPU set (kept on the handle, read once: a refresh allocates
+ * nothing), and the zones' low watermarks (linux_watermarks, through the
+ * zone layout and a zone buffer kept on the handle too).
  *
  * Nodes come from node_data[] (NUMA kernels, nr_node_ids entries) or
  * contig_page_data; each node's node_zones[] is walked whole, populated or
@@ -40,48 +43,48 @@
 
 /* ---- CPUs ---------------------------------------------------------------- */
 
+/* The handle's CPU set: the offsets, read once (the kernel sets them at
+ * boot), and the online mask, read at every call. */
+struct cpus_memo {
+	unsigned n;                 /* 0: offsets not read yet */
+	uint64_t off[CPUS_MAX];
+	uint8_t online[CPUS_MAX];
+};
+
 int
 linux_cpus(kvs_t *kd, struct lnx_cpus *c)
 {
+	static const char memo_tag;
+	struct cpus_memo *m = kvs_memo(kd, &memo_tag, sizeof(*m));
 	uint64_t addr, v, words[CPUS_MAX / 64];
 	unsigned i;
 
 	memset(c, 0, sizeof(*c));
-	if (kvs_symbol(kd, "nr_cpu_ids", &addr, NULL) != 0 || kread_uint(kd, addr, 4, &v) != 0)
-		return kerr_push(&kd->err, "CPU count");
-	if (v == 0 || v > CPUS_MAX)
-		return kerr_set(&kd->err, KVS_E_DATA, "nr_cpu_ids %llu out of range",
-		    (unsigned long long)v);
-	c->n = (unsigned)v;
-	c->off = calloc(c->n, sizeof(*c->off));
-	c->online = calloc(c->n, 1);
-	if (c->off == NULL || c->online == NULL) {
-		linux_cpus_free(c);
+	if (m == NULL)
 		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	if (m->n == 0) {
+		if (kvs_symbol(kd, "nr_cpu_ids", &addr, NULL) != 0 ||
+		    kread_uint(kd, addr, 4, &v) != 0)
+			return kerr_push(&kd->err, "CPU count");
+		if (v == 0 || v > CPUS_MAX)
+			return kerr_set(&kd->err, KVS_E_DATA, "nr_cpu_ids %llu out of range",
+			    (unsigned long long)v);
+		if (kvs_symbol(kd, "__per_cpu_offset", &addr, NULL) != 0 ||
+		    kvs_read(kd, addr, m->off, v * sizeof(uint64_t)) != 0)
+			return kerr_push(&kd->err, "per-CPU offsets");
+		for (i = 0; i < v; i++)
+			m->off[i] = le64toh(m->off[i]);
+		m->n = (unsigned)v;
 	}
-	if (kvs_symbol(kd, "__per_cpu_offset", &addr, NULL) != 0 ||
-	    kvs_read(kd, addr, c->off, c->n * sizeof(uint64_t)) != 0) {
-		linux_cpus_free(c);
-		return kerr_push(&kd->err, "per-CPU offsets");
-	}
-	for (i = 0; i < c->n; i++)
-		c->off[i] = le64toh(c->off[i]);
 	if (kvs_symbol(kd, "__cpu_online_mask", &addr, NULL) != 0 ||
-	    kvs_read(kd, addr, words, (c->n + 63) / 64 * 8) != 0) {
-		linux_cpus_free(c);
+	    kvs_read(kd, addr, words, (m->n + 63) / 64 * 8) != 0)
 		return kerr_push(&kd->err, "online CPUs");
-	}
-	for (i = 0; i < c->n; i++)
-		c->online[i] = (le64toh(words[i / 64]) >> (i % 64)) & 1;
+	for (i = 0; i < m->n; i++)
+		m->online[i] = (le64toh(words[i / 64]) >> (i % 64)) & 1;
+	c->n = m->n;
+	c->off = m->off;
+	c->online = m->online;
 	return 0;
-}
-
-void
-linux_cpus_free(struct lnx_cpus *c)
-{
-	free(c->off);
-	free(c->online);
-	memset(c, 0, sizeof(*c));
 }
 
 /* ---- counter names ------------------------------------------------------- */
@@ -103,14 +106,21 @@ array_count(kvs_t *kd, const char *type, const char *member, size_t *n)
 	return 1;
 }
 
-int
-linux_vmnames(kvs_t *kd, struct lnx_vmnames *v)
+/* The handle's counter names: read once (vmstat_text[] is the kernel's
+ * constant), kept with the counts. */
+struct vmnames_memo {
+	bool ok;
+	struct lnx_vmnames v;
+	char names[3 * STATS_MAX][48];
+};
+
+static int
+vmnames_read(kvs_t *kd, struct lnx_vmnames *v)
 {
-	uint64_t base, *ptrs = NULL;
+	uint64_t base, ptrs[3 * STATS_MAX];
 	size_t total, i;
 	int r;
 
-	memset(v, 0, sizeof(*v));
 	if (array_count(kd, "struct zone", "vm_stat", &v->nzone) != 1 ||
 	    array_count(kd, "struct pglist_data", "vm_stat", &v->nnode) != 1)
 		return kerr_set(&kd->err, KVS_E_VERSION, "struct zone or pglist_data has no "
@@ -126,36 +136,34 @@ linux_vmnames(kvs_t *kd, struct lnx_vmnames *v)
 			v->numa_member = "vm_numa_stat";
 	}
 	total = v->nzone + v->nnuma + v->nnode;
-	v->names = calloc(total, sizeof(*v->names));
-	ptrs = calloc(total, sizeof(*ptrs));
-	if (v->names == NULL || ptrs == NULL) {
-		free(ptrs);
-		linux_vmnames_free(v);
-		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	}
 	if (kvs_symbol(kd, "vmstat_text", &base, NULL) != 0 ||
-	    kvs_read(kd, base, ptrs, total * 8) != 0) {
-		free(ptrs);
-		linux_vmnames_free(v);
+	    kvs_read(kd, base, ptrs, total * 8) != 0)
 		return kerr_push(&kd->err, "the counter names (vmstat_text)");
-	}
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < total; i++)
 		if (kvs_read_string(kd, le64toh(ptrs[i]), v->names[i], sizeof(v->names[i]),
-		    NULL) < 0 || v->names[i][0] == '\0') {
-			free(ptrs);
-			linux_vmnames_free(v);
+		    NULL) < 0 || v->names[i][0] == '\0')
 			return kerr_push(&kd->err, "counter name %zu of vmstat_text", i);
-		}
-	}
-	free(ptrs);
 	return 0;
 }
 
-void
-linux_vmnames_free(struct lnx_vmnames *v)
+const struct lnx_vmnames *
+linux_vmnames(kvs_t *kd)
 {
-	free(v->names);
-	memset(v, 0, sizeof(*v));
+	static const char memo_tag;
+	struct vmnames_memo *m = kvs_memo(kd, &memo_tag, sizeof(*m));
+
+	if (m == NULL) {
+		kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (!m->ok) {
+		memset(&m->v, 0, sizeof(m->v));
+		m->v.names = m->names;
+		if (vmnames_read(kd, &m->v) != 0)
+			return NULL;
+		m->ok = true;
+	}
+	return &m->v;
 }
 
 const char *
@@ -518,11 +526,78 @@ thp_item(const char *name)
 	return false;
 }
 
+/* The zone layout, worked out once per handle. */
+struct zlayout_memo {
+	bool ok;
+	struct zlayout L;
+	uint8_t zb[ZONE_BUF_MAX];   /* one struct zone, read by linux_watermarks */
+};
+
+static struct zlayout_memo *
+zlayout_memo(kvs_t *kd)
+{
+	static const char memo_tag;
+	return kvs_memo(kd, &memo_tag, sizeof(struct zlayout_memo));
+}
+
+static int
+zlayout_get(kvs_t *kd, struct zlayout *L)
+{
+	struct zlayout_memo *m = zlayout_memo(kd);
+
+	if (m != NULL && m->ok) {
+		*L = m->L;
+		return 0;
+	}
+	if (zresolve(kd, L) != 0)
+		return -1;
+	if (m != NULL) {
+		m->L = *L;
+		m->ok = true;
+	}
+	return 0;
+}
+
+int
+linux_watermarks(kvs_t *kd, uint64_t *wlow)
+{
+	struct zlayout_memo *m = zlayout_memo(kd);
+	uint64_t pg[NODES_MAX];
+	int nid[NODES_MAX], inc = 0;
+	size_t nn, k, i;
+
+	*wlow = 0;
+	if (m == NULL)
+		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
+	if (zlayout_get(kd, &m->L) != 0)
+		return kerr_push(&kd->err, "page allocator zones");
+	if (node_list(kd, pg, nid, &nn) != 0)
+		return -1;
+	for (k = 0; k < nn; k++)
+		for (i = 0; i < m->L.nzones; i++) {
+			const struct zlayout *L = &m->L;
+			struct kfield w = L->wmark;
+			if (kvs_read(kd, pg[k] + L->node_zones_off + i * L->zone_size, m->zb,
+			    L->zone_size) != 0) {
+				kerr_clear(&kd->err);
+				inc = 1;
+				continue;
+			}
+			w.off += 8;            /* WMARK_LOW */
+			w.size = 8;
+			w.kind = KVS_KIND_BASE;
+			*wlow += kfield_get(m->zb, L->zone_size, &w);
+			if (L->boost.present)
+				*wlow += kfield_get(m->zb, L->zone_size, &L->boost);
+		}
+	return inc;
+}
+
 int
 linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 {
 	struct zlayout L;
-	struct lnx_vmnames vn;
+	const struct lnx_vmnames *vnp;
 	struct lnx_cpus cpus;
 	struct kvs_pzone *z = NULL;
 	uint64_t *pg = NULL;
@@ -535,17 +610,16 @@ linux_pzones(kvs_t *kd, struct kvs_pzone **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (zresolve(kd, &L) != 0)
+	if (zlayout_get(kd, &L) != 0)
 		return kerr_push(&kd->err, "page allocator zones");
-	if (linux_vmnames(kd, &vn) != 0)
+	if ((vnp = linux_vmnames(kd)) == NULL)
 		return -1;
+	const struct lnx_vmnames vn = *vnp;
 	thp_in_pages = linux_vmindex(&vn, LNX_VM_NODE, "nr_swapcached") >= 0 &&
 	    kvs_symbol(kd, "transparent_hugepage_flags", &a, NULL) == 0;
 	kerr_clear(&kd->err);
-	if (linux_cpus(kd, &cpus) != 0) {
-		linux_vmnames_free(&vn);
+	if (linux_cpus(kd, &cpus) != 0)
 		return -1;
-	}
 	pg = calloc(NODES_MAX, sizeof(*pg));
 	nid = calloc(NODES_MAX, sizeof(*nid));
 	zb = malloc(L.zone_size);
@@ -628,7 +702,5 @@ out:
 	free(pg);
 	free(nid);
 	free(zb);
-	linux_cpus_free(&cpus);
-	linux_vmnames_free(&vn);
 	return rc;
 }

@@ -78,10 +78,8 @@ add_cpu_hits(kvs_t *kd, uint32_t *bins, uint64_t len)
 		pgsz = 4096;
 	if (linux_cpus(kd, &c) != 0)
 		return kerr_push(&kd->err, "the per-CPU profile hits");
-	if ((page = malloc(pgsz)) == NULL) {
-		linux_cpus_free(&c);
+	if ((page = malloc(pgsz)) == NULL)
 		return kerr_set(&kd->err, KVS_E_NOMEM, "out of memory");
-	}
 	for (cpu = 0; cpu < c.n && rc == 0; cpu++) {
 		if (!c.online[cpu])
 			continue;
@@ -109,7 +107,6 @@ add_cpu_hits(kvs_t *kd, uint32_t *bins, uint64_t len)
 		}
 	}
 	free(page);
-	linux_cpus_free(&c);
 	return rc;
 }
 

@@ -398,6 +398,11 @@ fail(struct memory_type_list *list, int err)
 int
 memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 {
+	static const char scratch_tag;
+	struct slub_scratch {
+		struct scpus cpus;
+		uint8_t cb[CACHE_BUF];
+	} *sc;
 	kvs_t *kd = kvm_handle;
 	struct slayout L;
 	struct scpus *cpus;
@@ -425,14 +430,15 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 	nr_nodes = linux_nr_node_ids(kd, (unsigned)L.node_count);
 	if (L.need < L.node_off + 8ULL * nr_nodes)
 		L.need = L.node_off + 8ULL * nr_nodes;
-	cpus = malloc(sizeof(*cpus));
-	cb = malloc(CACHE_BUF);
-	if (cpus == NULL || cb == NULL || L.need > CACHE_BUF) {
-		free(cpus);
-		free(cb);
+	/* The walk's scratch lives on the handle: a refresh allocates nothing
+	 * once the list holds every cache. */
+	sc = kvs_memo(kd, &scratch_tag, sizeof(*sc));
+	if (sc == NULL || L.need > CACHE_BUF) {
 		list->mtl_error = MEMSTAT_ERROR_NOMEMORY;
 		return -1;
 	}
+	cpus = &sc->cpus;
+	cb = sc->cb;
 	if (slub_read_cpus(kd, cpus) != 0) {
 		/* No route to the per-CPU offsets (kallsyms of text only): the
 		 * node figures stand, the CPUs' free objects are not known. */
@@ -549,8 +555,6 @@ memstat_kvm_slab(struct memory_type_list *list, void *kvm_handle)
 	mtl_refresh_commit(list, ALLOCATOR_SLAB);
 	rc = 0;
 out:
-	free(cpus);
-	free(cb);
 	return rc;
 }
 
