@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(gcc python3 meson ninja-build pkg-config libelf-dev libdwarf-dev libbpf-dev zlib1g-dev
       libzstd-dev liblzo2-dev libsnappy-dev libjansson-dev check libncurses-dev gdb binutils tmux mandoc
-      python3-jsonschema python3-pip mypy clang-14 libclang-rt-14-dev llvm-14 lld-14)
+      python3-jsonschema python3-pip mypy clang-14 libclang-rt-14-dev llvm-14 lld-14
+      dwarves)  # pahole: check_cli regenerates the fixtures, linux-nodebug's BTF among them
 # What a caller needs besides (bench/run: hyperfine).
 PKGS+=(${KVS_EXTRA_PKGS:-})
 
