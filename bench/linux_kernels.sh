@@ -25,7 +25,8 @@ RUNS=${RUNS:-3}
 caps=$(ls -d "$CACHE"/amd64/cap-*-nokaslr "$CACHE"/arm64/cap-*-nokaslr 2>/dev/null | sort -V)
 [ -n "$caps" ] || { echo "linux_kernels: no captures: run tests/linux/kernel_check.sh first" >&2; exit 1; }
 ORACLE=$PWD/tests/linux/oracle_drgn_generic.py
-mkdir -p "$R$(dirname "$ORACLE")"; cp "$ORACLE" "$R$ORACLE"
+mkdir -p "$R$(dirname "$ORACLE")"
+[ "$ORACLE" -ef "$R$ORACLE" ] || cp "$ORACLE" "$R$ORACLE"    # kernel_check may have linked it
 printf 'kmem -s\nquit\n' >"$R/tmp/kvs-bench-kmem-s"
 
 # median CMD...: the median wall seconds of RUNS runs after one warm-up

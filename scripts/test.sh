@@ -79,7 +79,7 @@ mutate="$(( ${mutate% *} + ${selftest% *} )) $(( ${mutate#* } + ${selftest#* } )
 echo "== fuzzing (fuzz/run)"
 fuzz=skip
 if [ "${KVS_FUZZ_SECONDS:-60}" != 0 ]; then
-  fuzz/run "${KVS_FUZZ_SECONDS:-60}" >"$BUILD/fuzz.log" 2>&1 && fuzz="1 0" || fuzz="0 1"
+  FUZZ_JOBS=${FUZZ_JOBS:-2} fuzz/run "${KVS_FUZZ_SECONDS:-60}" >"$BUILD/fuzz.log" 2>&1 && fuzz="1 0" || fuzz="0 1"
   cat "$BUILD/fuzz.log"
 fi
 
