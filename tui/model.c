@@ -370,6 +370,7 @@ model_rebuild(struct model *m)
 	/* Totals are those of the rows shown: with a filter, of the rows it
 	 * lets through (the header then says "filtered: N of M"). */
 	m->total_bytes = m->total_inuse = m->total_requests = 0;
+	m->nunknown = 0;
 	m->total_rate = 0;
 	m->nall = 0;
 	for (mt = memstat_mtl_first(m->list); mt != NULL; mt = memstat_mtl_next(mt)) {
@@ -383,8 +384,13 @@ model_rebuild(struct model *m)
 			continue;
 		rb = memstat_get_caller_uint64(mt, SLOT_RATE);
 		memcpy(&rate, &rb, sizeof(rate));
-		m->total_bytes += memstat_get_bytes(mt);
-		m->total_inuse += memstat_get_count(mt);
+		if (memstat_get_flags(mt) & (MEMSTAT_COUNTS_UNREADABLE |
+		    MEMSTAT_SLAB_PERCPU_UNREADABLE)) {
+			m->nunknown++;          /* its count is not known: not summed */
+		} else {
+			m->total_bytes += memstat_get_bytes(mt);
+			m->total_inuse += memstat_get_count(mt);
+		}
 		m->total_requests += memstat_get_numallocs(mt);
 		m->total_rate += rate;
 		if (n == m->cap) {

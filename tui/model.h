@@ -61,6 +61,7 @@ struct model {
 	/* Totals of the rows shown (the filter's, when one is set); nall is
 	 * how many rows the view has unfiltered. */
 	uint64_t total_bytes, total_inuse, total_requests;
+	size_t nunknown;        /* rows shown whose count is not known (not in the totals) */
 	double total_rate;
 	size_t nall;
 };

@@ -224,8 +224,15 @@ draw_header(struct tui *t, struct frame *f)
 			    m->nrows, m->nall);
 		else
 			snprintf(s[0], sizeof(s[0]), "%s %zu", what, m->nrows);
-		snprintf(s[1], sizeof(s[1]), "in use %llu", (unsigned long long)m->total_inuse);
-		snprintf(s[2], sizeof(s[2]), "memory %s", b1);
+		/* Rows whose count is not known are left out of the sums: "+?". */
+		if (m->nunknown > 0 && m->nunknown == m->nrows) {
+			snprintf(s[1], sizeof(s[1]), "in use ?");
+			snprintf(s[2], sizeof(s[2]), "memory ?");
+		} else {
+			snprintf(s[1], sizeof(s[1]), "in use %llu%s",
+			    (unsigned long long)m->total_inuse, m->nunknown ? "+?" : "");
+			snprintf(s[2], sizeof(s[2]), "memory %s%s", b1, m->nunknown ? "+?" : "");
+		}
 		snprintf(s[3], sizeof(s[3]), "requests %llu", (unsigned long long)m->total_requests);
 		snprintf(s[4], sizeof(s[4]), "req/s %s", b2);
 		s[5][0] = '\0';
@@ -275,6 +282,15 @@ cell(const struct model *m, const struct row *r, const struct column *c, int w, 
 	if (c->col == COL_NAME ? (fl & MEMSTAT_NAME_UNREADABLE) != 0 :
 	    (fl & MEMSTAT_COUNTS_UNREADABLE) != 0 && c->col != COL_ADDR && c->col != COL_SIZE &&
 	    c->col != COL_OBJSIZE && c->col != COL_OBJPERSLAB) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	/* No per-CPU offsets (a kernel read without its kernel file whose
+	 * symbols name no data): the objects in use, their bytes and the free
+	 * ones are not known; slabs, objects and active (slabinfo's) stand. */
+	if ((fl & MEMSTAT_SLAB_PERCPU_UNREADABLE) != 0 && (c->col == COL_INUSE ||
+	    c->col == COL_MEMUSE || c->col == COL_FREE || c->col == COL_DINUSE ||
+	    c->col == COL_DMEM)) {
 		snprintf(buf, len, "?");
 		return;
 	}
