@@ -9,7 +9,7 @@
 #            for_each_slab_cache, slab_cache_for_each_allocated_object);
 #   crash    trixie's crash 8.0.6 `kmem -s` (amd64 only: Debian builds crash
 #            for the host's architecture).
-# Median wall time of RUNS (default 3) after one warm-up each; prints a
+# Median wall time of RUNS (default 3) after one warm-up each (WARMUP=0: none); prints a
 # Markdown table with kvmstat's time as a fraction of each peer's.
 # KERNELS_JSON=FILE also writes the rows as JSON (bench/run).  Run
 # tests/linux/kernel_check.sh first: a missing capture or chroot fails.
@@ -30,13 +30,19 @@ mkdir -p "$R$(dirname "$ORACLE")"
 printf 'kmem -s\nquit\n' >"$R/tmp/kvs-bench-kmem-s"
 
 # median CMD...: the median wall seconds of RUNS runs after one warm-up
+# (WARMUP=0: no warm-up run).  time(1) writes to a file of its own: the
+# command's stderr is not its.
 median() {
-	local i t ts=()
-	"$@" >/dev/null 2>&1 || { echo fail; return; }
+	local i ts=() tf
+	tf=$(mktemp)
+	if [ "${WARMUP:-1}" != 0 ]; then
+		"$@" >/dev/null 2>&1 || { rm -f "$tf"; echo fail; return; }
+	fi
 	for i in $(seq "$RUNS"); do
-		t=$( { /usr/bin/time -f %e "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-		ts+=("$t")
+		/usr/bin/time -f %e -o "$tf" "$@" >/dev/null 2>&1 || { rm -f "$tf"; echo fail; return; }
+		ts+=("$(tail -1 "$tf")")
 	done
+	rm -f "$tf"
 	printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b == "fail" || b == "-" || b == 0) print "-"; else printf "%.3fx", a / b }'; }
