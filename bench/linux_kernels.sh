@@ -45,7 +45,7 @@ median() {
 	rm -f "$tf"
 	printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b == "fail" || b == "-" || b == 0) print "-"; else printf "%.3fx", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b == "fail" || b == "-" || b == 0) print "-"; else printf "%.2gx", a / b }'; }
 
 echo "| kernel | kvmstat s | drgn 0.0.31 s | kvmstat/drgn | crash 8.0.6 s | kvmstat/crash |"
 echo "|---|---|---|---|---|---|"
